@@ -291,3 +291,52 @@ fn a_float_methods_path_as_a_value() {
     }
     assert_eq!(h[[0, 1]], 0.0);
 }
+
+/// `y ← y + a x`: a helper writing a `&mut` buffer and returning nothing, marked too.
+#[differentiable(second_order)]
+fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..x.len() {
+        y[i] += a * x[i];
+    }
+}
+
+/// Lends a local buffer to the helper, then hands the helper its own `&mut` parameter:
+/// `b = 1 + a x`, `acc ← acc + a² b`, `f = b₀ b₁ acc₀ acc₁`.
+#[differentiable(second_order)]
+fn lends_buffers(a: f64, x: &[f64], acc: &mut [f64]) -> f64 {
+    let mut b = vec![1.0; 2];
+    axpy(a, x, &mut b);
+    axpy(a * a, &b, acc);
+    b[0] * b[1] * acc[0] * acc[1]
+}
+
+#[test]
+fn mut_parameters_and_helpers_writing_buffers() {
+    let (a, x) = (0.7, [0.5, -1.0]);
+    let mut acc = [0.3, 0.2];
+    // with respect to the buffer's initial values: ∂²f/∂acc₀∂acc₁ = b₀ b₁, no squares
+    let h = hessian!(lends_buffers, params = ["acc"])(a, &x, &mut acc);
+    let (b0, b1) = (1.0 + a * x[0], 1.0 + a * x[1]);
+    assert!(close(h[[0, 1]], b0 * b1, 1e-15) && close(h[[1, 0]], b0 * b1, 1e-15));
+    assert_eq!((h[[0, 0]], h[[1, 1]]), (0.0, 0.0));
+    assert_eq!(
+        acc,
+        [0.3, 0.2],
+        "the products run on a copy: the buffer is not written"
+    );
+    // every parameter at once, against differences of the gradient
+    let (v_a, v_x, v_acc) = (0.5, [1.0, -0.5], [0.25, 2.0]);
+    let (ha, hx, hacc) = hvp!(lends_buffers)(a, &x, &mut acc, v_a, &v_x, &mut v_acc.clone());
+    let g = |s: f64| {
+        let xs = [x[0] + s * v_x[0], x[1] + s * v_x[1]];
+        let mut accs = [acc[0] + s * v_acc[0], acc[1] + s * v_acc[1]];
+        let (ga, gx, gacc) = gradients_function!(lends_buffers)(a + s * v_a, &xs, &mut accs);
+        [ga, gx[0], gx[1], gacc[0], gacc[1]]
+    };
+    let (plus, minus) = (g(1e-6), g(-1e-6));
+    let got = [ha, hx[0], hx[1], hacc[0], hacc[1]];
+    for k in 0..5 {
+        let fd = (plus[k] - minus[k]) / 2e-6;
+        assert!(close(got[k], fd, 1e-6), "row {k}: {} vs {fd}", got[k]);
+    }
+}

@@ -34,6 +34,9 @@ enum Kind {
     Borrowed,
     /// `Vec<T>`
     Owned,
+    /// `&mut [T]`: the buffer's initial values are the variables (the dual copy the
+    /// gradient runs on is written, the caller's buffer is not)
+    BorrowedMut,
 }
 
 fn is_ident(ty: &syn::Type, t: &syn::Ident) -> bool {
@@ -120,6 +123,10 @@ fn kind(ty: &syn::Type, t: &syn::Ident) -> Option<Kind> {
         {
             Some(Kind::Owned)
         }
+        syn::Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
+            syn::Type::Slice(s) if is_ident(&s.elem, t) => Some(Kind::BorrowedMut),
+            _ => None,
+        },
         syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
             syn::Type::Slice(s) if is_ident(&s.elem, t) => Some(Kind::Borrowed),
             e if is_vec_of(e, t)
@@ -240,7 +247,7 @@ fn support(
             None => {
                 return Err(format!(
                     "`{name}`'s parameter `{}`: `hvp!` and `hessian!` serve parameters `{t}`, \
-                     `&[{t}]`, `Vec<{t}>`, `[{t}; N]`, ndarray's `Array<{t}, D>` and \
+                     `&[{t}]`, `&mut [{t}]`, `Vec<{t}>`, `[{t}; N]`, ndarray's `Array<{t}, D>` and \
                      structs generic over `{t}` with `#[derive(Differentiable)]` (by value or \
                      reference) (yet)",
                     p.name
@@ -506,7 +513,9 @@ pub fn companions(
         .collect();
     let make_duals = (0..n).filter_map(|i| {
         let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
-        if kinds[i].is_some() {
+        if kinds[i] == Some(Kind::BorrowedMut) {
+            Some(quote!(let mut #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
+        } else if kinds[i].is_some() {
             Some(quote!(let #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
         } else {
             // a constant made of `f64`, which the generic copy takes as dual numbers
@@ -520,6 +529,10 @@ pub fn companions(
         Some(Kind::Borrowed) => {
             let d = &duals[i];
             quote!(&#d)
+        }
+        Some(Kind::BorrowedMut) => {
+            let d = &duals[i];
+            quote!(&mut #d)
         }
         Some(_) => duals[i].to_token_stream(),
     });
@@ -578,7 +591,12 @@ pub fn companions(
     let args: Vec<TokenStream> = args.collect();
     // the dual arguments lent to the sweep, given back for the next product
     let recycled: Vec<TokenStream> = (0..n)
-        .filter(|&i| kinds[i].or(constants[i]) == Some(Kind::Borrowed))
+        .filter(|&i| {
+            matches!(
+                kinds[i].or(constants[i]),
+                Some(Kind::Borrowed | Kind::BorrowedMut)
+            )
+        })
         .map(|i| {
             let d = &duals[i];
             let ty = &sig.params[i].ty_named;
@@ -693,11 +711,18 @@ pub fn companions(
     };
     let hessian_of = |k: usize| {
         let vk = &vars[k];
-        let cloned = vars
-            .iter()
-            .map(|v| quote!(::core::clone::Clone::clone(&#v)));
+        // (a `&mut` buffer: a copy of its values for each column, so the closure only reads
+        // the buffer, as the Hessian's own walk over it does)
+        let cloned = vars.iter().zip(&sig.params).map(|(v, p)| {
+            if p.in_out {
+                quote!(&mut ::std::vec::Vec::from(&*#v)[..])
+            } else {
+                quote!(::core::clone::Clone::clone(&#v))
+            }
+        });
         let e_arg = match kinds[k] {
             Some(Kind::Borrowed) => quote!(&#e),
+            Some(Kind::BorrowedMut) => quote!(&mut #e),
             _ => quote!(#e),
         };
         let slots = (0..n).map(|i| {
@@ -708,8 +733,12 @@ pub fn companions(
             }
         });
         let index = syn::Index::from(k);
+        let binding = match kinds[k] {
+            Some(Kind::BorrowedMut) => quote!(mut #e),
+            _ => quote!(#e),
+        };
         quote! {
-            #rt::dual::HvpArg::hessian(&#vk, |#e| {
+            #rt::dual::HvpArg::hessian(&#vk, |#binding| {
                 ::core::option::Option::unwrap(
                     Self::#hvp_opts #turbofish(#(#cloned,)* (#(#slots,)*)).#index
                 )

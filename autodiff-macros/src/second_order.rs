@@ -26,7 +26,8 @@ pub fn copy_ident(name: &syn::Ident) -> syn::Ident {
 }
 
 /// Whether the function is one a copy serves: a free function without type parameters
-/// whose result is `f64`.
+/// whose result is `f64`, or nothing (a helper writing `&mut` buffers, which marked
+/// callers' copies call).
 pub fn applies(func: &syn::ItemFn) -> bool {
     let no_types = func
         .sig
@@ -34,8 +35,13 @@ pub fn applies(func: &syn::ItemFn) -> bool {
         .params
         .iter()
         .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
-    let returns_f64 = matches!(&func.sig.output,
-        syn::ReturnType::Type(_, t) if matches!(&**t, syn::Type::Path(p) if p.path.is_ident("f64")));
+    // (or nothing, a helper writing `&mut` buffers, which marked callers' copies call)
+    let returns_f64 = match &func.sig.output {
+        syn::ReturnType::Type(_, t) => {
+            matches!(&**t, syn::Type::Path(p) if p.path.is_ident("f64"))
+        }
+        syn::ReturnType::Default => true,
+    };
     no_types && returns_f64 && func.sig.receiver().is_none()
 }
 
@@ -168,9 +174,9 @@ pub(crate) fn expand_copy(
         let mut errors = Errors::default();
         errors.push(
             at,
-            "`second_order` is for a free function written with `f64` and returning `f64`; a \
-             function generic over its float type (`fn f<T: Float>`) has `hvp!` and \
-             `hessian!` without it",
+            "`second_order` is for a free function written with `f64` and returning `f64` \
+             (or nothing, writing `&mut` buffers); a function generic over its float type \
+             (`fn f<T: Float>`) has `hvp!` and `hessian!` without it",
         );
         return Err(errors);
     }

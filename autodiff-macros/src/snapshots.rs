@@ -5,7 +5,13 @@
 use quote::quote;
 
 fn expand_pretty(item: proc_macro2::TokenStream) -> String {
-    let tokens = crate::expand::differentiable(proc_macro2::TokenStream::new(), item);
+    pretty(crate::expand::differentiable(
+        proc_macro2::TokenStream::new(),
+        item,
+    ))
+}
+
+fn pretty(tokens: proc_macro2::TokenStream) -> String {
     let file: syn::File = syn::parse2(tokens).expect("the expansion parses as a file");
     prettyplease::unparse(&file)
 }
@@ -217,6 +223,11 @@ fn expand_file() {
             continue;
         };
         let before = f.attrs.len();
+        // (the attribute's arguments, `second_order`, kept for the expansion)
+        let args = (f.attrs.iter())
+            .find(|a| a.path().is_ident("differentiable"))
+            .and_then(|a| a.meta.require_list().ok().map(|l| l.tokens.clone()))
+            .unwrap_or_default();
         f.attrs.retain(|a| !a.path().is_ident("differentiable"));
         if f.attrs.len() != before {
             // `AUTODIFF_EXPAND_TIME=1`: how long the attribute takes, not the expansion
@@ -244,7 +255,8 @@ fn expand_file() {
                 );
                 continue;
             }
-            println!("{}", expand_pretty(quote!(#f)));
+            let tokens = crate::expand::differentiable(args, quote!(#f));
+            println!("{}", pretty(tokens));
         }
     }
 }

@@ -676,7 +676,7 @@ macro_rules! sequence_arg {
     )*};
 }
 
-sequence_arg!(&[T], &Vec<T>, Vec<T>);
+sequence_arg!(&[T], &mut [T], &Vec<T>, Vec<T>);
 
 /// The Hessian of `n` elements from products with unit vectors made by `unit(j)`, whose
 /// results `column` lists in order.

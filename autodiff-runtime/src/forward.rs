@@ -331,6 +331,13 @@ impl<T: Shape + ?Sized> Shape for &T {
     }
 }
 
+impl<T: Shape + ?Sized> Shape for &mut T {
+    #[inline]
+    fn with_shape<R>(&self, f: impl FnOnce(&[usize]) -> R) -> R {
+        (**self).with_shape(f)
+    }
+}
+
 /// Panics, naming the parameter and both shapes, when a tangent does not have its
 /// parameter's shape.
 ///

@@ -260,31 +260,37 @@ impl Func {
             .replace("#[differentiable]\n", "")
             .replace("#[differentiable(recursive)]\n", "")
             .replace("#[differentiable(second_order)]\n", "")
+            .replace("#[differentiable(second_order, recursive)]\n", "")
     }
 
     /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
-    /// `hvp!`: a function of `f64` scalars, slices, fixed-size arrays and ndarray arrays
-    /// (and counts) that calls no other function or only functions marked so too (its copy
-    /// calls theirs), without helpers of its own, with at most 8 differentiable parameters
-    /// (its checker compares the rows of the selected parameters when it selects some).
+    /// `hvp!`: a function of `f64` scalars, slices (`&mut` too), fixed-size arrays and
+    /// ndarray arrays (and counts) that calls no other function or only functions marked
+    /// so too (its copy calls theirs), whose helpers return `f64` or nothing (they are
+    /// marked too), with at most 8 differentiable parameters (its checker compares the
+    /// rows of the selected parameters when it selects some).
     pub fn second_order(&self) -> bool {
         let differentiable = self
             .params
             .iter()
             .filter(|p| !matches!(p, Param::Count(..)))
             .count();
-        self.helpers.is_empty()
+        self.helpers
+            .iter()
+            .all(|h| second_order_helper(h).is_some())
             && (1..=8).contains(&differentiable)
-            && self
-                .params
-                .iter()
-                .all(|p| !matches!(p, Param::MutSlice(..)))
             && (self.calls_second_order || self.callees().is_empty())
     }
 
-    /// Its helpers, each followed by a blank line.
-    fn render_helpers(&self) -> String {
-        self.helpers.iter().map(|h| format!("{h}\n")).collect()
+    /// Its helpers, each followed by a blank line (marked `second_order` when the function
+    /// is: `marked`).
+    fn render_helpers(&self, marked: bool) -> String {
+        (self.helpers.iter())
+            .map(|h| match second_order_helper(h).filter(|_| marked) {
+                Some(h) => format!("{h}\n"),
+                None => format!("{h}\n"),
+            })
+            .collect()
     }
 
     /// The function as it appears in the module, attribute included.
@@ -316,7 +322,7 @@ impl Func {
                 Param::MutSlice(n, _) => format!("{n}: &mut [f64]"),
             })
             .collect();
-        let mut out = self.render_helpers();
+        let mut out = self.render_helpers(attribute.contains("second_order"));
         let _ = write!(
             out,
             "{attribute}\nfn {}({}) -> f64 {{\n",
@@ -396,7 +402,7 @@ impl Func {
     /// The function with its checker `check_p{index}`, as a `program!` invocation (the
     /// macro of the harness).
     pub(crate) fn render_program(&self) -> String {
-        let mut out = self.render_helpers();
+        let mut out = self.render_helpers(self.second_order());
         out.push_str("program! {\n");
         let own = Func {
             helpers: Vec::new(),
@@ -475,6 +481,26 @@ pub fn called_functions(source: &str) -> BTreeSet<usize> {
         }
     }
     out
+}
+
+/// A helper's source with every function of it marked `second_order`, if each returns `f64`
+/// or nothing (what the marker serves).
+fn second_order_helper(h: &str) -> Option<String> {
+    for line in h.lines().filter(|l| l.starts_with("fn ")) {
+        let head = line.trim_end().trim_end_matches('{').trim_end();
+        if let Some((_, ret)) = head.rsplit_once(") -> ") {
+            if ret.trim() != "f64" {
+                return None;
+            }
+        }
+    }
+    Some(
+        h.replace("#[differentiable]\n", "#[differentiable(second_order)]\n")
+            .replace(
+                "#[differentiable(recursive)]\n",
+                "#[differentiable(second_order, recursive)]\n",
+            ),
+    )
 }
 
 #[cfg(test)]

@@ -71,7 +71,7 @@ program! {
     check_p1(seed = 0x2916af52da6eff30, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], 3, p[5]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p2_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -79,26 +79,26 @@ fn p2_h0(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p2_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.75;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p2_h2(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p2_h3(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p2_h2(y, s);
     p2_h1(s * 0.3, &x[1..], y);
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p2(xs: &[f64], w: [f64; 3], ys: &mut [f64], b: f64, a: f64) -> f64 {
         let s1 = &xs[..];
         let t2 = (s1[7] * w[2] + s1[7]).sin() + s1[s1.len() - 1] * 0.75;
@@ -185,25 +185,25 @@ program! {
     check_p5(seed = 0x7d1e2b97bc9f8d24, inputs = 2, calls = [p4], at = |p| (p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p6_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
     }
     y[0] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p6_h1(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p6_h2(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.6;
     t + p6_h1(&v[1..], s * 0.25) + p6_h1(v, s).cos()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p6(a: f64, xs: &[f64], b: f64) -> f64 {
         let mut buf1 = xs[4..7].to_vec();
         let t2 = p6_h0(a, &xs[0..], &mut buf1).tanh();
@@ -590,17 +590,17 @@ program! {
         params = ["a"] at [0]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p18_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p18_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p18_h2(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
@@ -608,13 +608,13 @@ fn p18_h2(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * 1.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p18_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     let _ = p18_h2(y, s);
     p18_h1(s * 1.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p18_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.75 + (a[i] * s).sin();
@@ -622,7 +622,7 @@ fn p18_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p18(a: f64, b: f64, xs: &[f64]) -> f64 {
         let t1 = p18_h0(&xs[..2], a);
         let mut buf2 = vec![0.25; 4];
@@ -925,11 +925,11 @@ program! {
     check_p26(seed = 0xa45ae92639407b3c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p27_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p27_h1(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).cos()
@@ -938,7 +938,7 @@ fn p27_h1(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 
-#[differentiable(recursive)]
+#[differentiable(second_order, recursive)]
 fn p27_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         v[v.len() - 1] * s
@@ -947,7 +947,7 @@ fn p27_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p27(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
         let t1 = p27_h0(xs, w[2]);
         let t2 = p27_h0(&xs[..6], t1.tanh()).sin();
@@ -1030,33 +1030,33 @@ program! {
     check_p30(seed = 0xe7b7a31a89387a87, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h0(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
     y[0] = (y[0] * -0.5 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p31_h0(y, s);
     p31_h1(s * 0.3, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * -0.5 + (a[i] * s).tanh();
         a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -1064,14 +1064,14 @@ fn p31_h4(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.5 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p31_h5(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.5;
     t + p31_h4(&v[1..], s * 0.75) + p31_h4(v, s).tanh()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p31(b: f64, a: f64, xs: &[f64]) -> f64 {
         let s1 = &xs[0..];
         let t2 = (s1[5] * b + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
@@ -1578,31 +1578,31 @@ program! {
     check_p45(seed = 0xbd719f1f8dd65aa3, inputs = 4, calls = [p35], at = |p| (p[0], 3, &p[1..4]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p46_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p46_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
     y[0] = (y[0] * 0.25 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.25;
     }
     y[0] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p46_h3(y: &mut [f64], x: &[f64], s: f64) {
     p46_h1(y, s);
     let _ = p46_h2(s * 0.25, &x[1..], y);
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p46(a: f64, xs: &[f64], b: f64, w: [f64; 3]) -> f64 {
         let t1 = p46_h0(&xs[3..=5], w[0]).sin();
         let s2 = &xs[..];
@@ -1623,7 +1623,7 @@ program! {
     check_p46(seed = 0xc3358b5936ef0a07, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h0(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).tanh()
@@ -1631,7 +1631,7 @@ fn p47_h0(v: &[f64], s: f64, k: usize) -> f64 {
         v[k % v.len()] * 0.25 + p47_h0(v, s * 0.25, k - 1).tanh()
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -1639,34 +1639,34 @@ fn p47_h1(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.6 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h2(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.25;
     t + p47_h1(&v[1..], s * 0.3) + p47_h1(v, s).cos()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h3(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).sin() * 0.25;
     }
     y[0] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p47_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     let _ = p47_h3(y, s);
     let _ = p47_h4(s * 0.6, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p47(a: f64, xs: &[f64], b: f64) -> f64 {
         let t1 = p47_h0(&xs[..6], b, 3);
         let t2 = p47_h2(&xs[3..=7], a * 0.6).sin();
@@ -1750,7 +1750,7 @@ program! {
     check_p49(seed = 0x8815ee7569ec6959, inputs = 2, calls = [p25], at = |p| (p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p50_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -1758,26 +1758,26 @@ fn p50_h0(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p50_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
     y[0] = (y[0] * 0.3 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p50_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.75;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p50_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p50_h1(y, s);
     p50_h2(s * 0.3, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p50_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.75 + (a[i] * s).sin();
@@ -1785,7 +1785,7 @@ fn p50_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p50(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
         let t1 = p50_h0(&xs[..], w[0] * 0.5);
         let mut buf2 = vec![0.25; 2];
@@ -1973,19 +1973,19 @@ program! {
     check_p55(seed = 0x75f89aae65fac8ab, inputs = 2, calls = [p25, p35], at = |p| (1, p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p56_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p56_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p56_h2(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -1994,7 +1994,7 @@ fn p56_h2(v: &[f64], s: f64) -> f64 {
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p56(a: f64, b: f64, xs: &[f64]) -> f64 {
         let mut buf1 = vec![0.0; 3];
         for i in 0..3 {
@@ -2019,7 +2019,7 @@ program! {
     check_p56(seed = 0x22da324eb6e61733, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p57_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
@@ -2027,19 +2027,19 @@ fn p57_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * -0.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p57_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.6;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p57_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     let _ = p57_h0(y, s);
     p57_h1(s * 0.25, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p57_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.25 + (a[i] * s).cos();
@@ -2047,7 +2047,7 @@ fn p57_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p57(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
         let mut buf1 = xs[1..3].to_vec();
         let _ = p57_h2(&mut buf1, &xs[4..=5], a * -0.5);
@@ -2383,18 +2383,18 @@ program! {
     check_p66(seed = 0x38b38117550f2fab, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p67_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p67_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.5;
     t + p67_h0(&v[1..], s * -0.5) + p67_h0(v, s).sin()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p67(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
         let t1 = p67_h1(&xs[..], a).sin();
         let s2 = &xs[1..];
@@ -2456,7 +2456,7 @@ program! {
     check_p68(seed = 0x4d59bb5545da42db, inputs = 2, calls = [p42, p64], at = |p| (p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p69_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
@@ -2464,23 +2464,23 @@ fn p69_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * 0.25 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p69_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.75;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p69_h2(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p69_h0(y, s);
     p69_h1(s * 0.3, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p69_h3(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p69(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
         let mut buf1 = vec![0.0; 4];
         for i in 0..4 {
@@ -2526,7 +2526,7 @@ program! {
     check_p70(seed = 0xb9bc91b72de02a23, inputs = 3, calls = [p37], at = |p| (p[0], p[1], p[2]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p71_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
@@ -2534,7 +2534,7 @@ fn p71_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * 0.3 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p71_h1(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).cos()
@@ -2543,7 +2543,7 @@ fn p71_h1(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 
-#[differentiable(recursive)]
+#[differentiable(second_order, recursive)]
 fn p71_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         v[v.len() - 1] * s
@@ -2551,7 +2551,7 @@ fn p71_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
         p71_h1(v, s + -0.5, k - 1) * v[0]
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p71_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.6;
@@ -2559,7 +2559,7 @@ fn p71_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     y[0] * 0.75
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p71(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
         let s1 = &xs[2..];
         let t2 = (s1[3] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.3;
@@ -2725,37 +2725,37 @@ program! {
         params = ["v"] at [9, 10, 11]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p79_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p79_h1(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p79_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     let _ = p79_h1(y, s);
     p79_h0(s * 1.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p79_h3(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p79_h4(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.3;
     t + p79_h3(&v[1..], s * 1.5) + p79_h3(v, s).sin()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p79(xs: &[f64], b: f64, a: f64) -> f64 {
         let s1 = &xs[..];
         let t2 = (s1[5] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
@@ -3278,26 +3278,26 @@ program! {
     check_p95(seed = 0xe67e5bb80ecea595, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p96_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p96_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.6;
     }
     y[0] * 1.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p96_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p96_h0(y, s);
     let _ = p96_h1(s * 0.6, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p96_h3(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -3305,14 +3305,14 @@ fn p96_h3(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p96_h4(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
     t + p96_h3(&v[1..], s * -0.5) + p96_h3(v, s).sin()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p96(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
         let s1 = &xs[..8];
         let t2 = (s1[3] * w[0] + s1[6]).sin() + s1[s1.len() - 1] * 0.5;
@@ -3431,31 +3431,31 @@ program! {
     check_p100(seed = 0x529e51befc290729, inputs = 1, calls = [], at = |p| (3, p[0]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p101_h0(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p101_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * 0.6;
     }
     y[0] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p101_h2(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p101_h0(y, s);
     let _ = p101_h1(s * 0.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p101_h3(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p101(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
         let mut buf1 = vec![0.0; 2];
         for i in 0..2 {
@@ -4565,13 +4565,13 @@ program! {
     check_p135(seed = 0x8aeab718d1629172, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p136_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.3;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p136_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -4580,7 +4580,7 @@ fn p136_h1(v: &[f64], s: f64) -> f64 {
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p136(xs: &[f64], a: f64) -> f64 {
         let s1 = &xs[0..2];
         let t2 = (s1[1] * a * 0.75 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
@@ -4616,43 +4616,43 @@ program! {
     check_p137(seed = 0x5362bf72812a7d5d, inputs = 4, calls = [], at = |p| (p[0], p[1], 3, p[2], p[3]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h1(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.75 + (a[i] * s).cos();
         a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h2(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h3(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
     t + p138_h2(&v[1..], s * 0.5) + p138_h2(v, s).cos()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
     y[0] * 0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p138_h5(y: &mut [f64], x: &[f64], s: f64) {
     p138_h0(y, s);
     let _ = p138_h4(s * 0.5, &x[1..], y);
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p138(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
         let mut arr1 = [1.5_f64; 3];
         arr1[2] = b * 0.3;
@@ -5056,7 +5056,7 @@ program! {
     check_p150(seed = 0xf4202c0743fdab04, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p151_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -5065,7 +5065,7 @@ fn p151_h0(v: &[f64], s: f64) -> f64 {
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p151(b: f64, xs: &[f64], a: f64) -> f64 {
         let t1 = p151_h0(xs, b).sin();
         let s2 = &xs[..4];
@@ -5470,11 +5470,11 @@ program! {
         params = ["a"] at [0]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p163_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p163_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
@@ -5482,7 +5482,7 @@ fn p163_h1(y: &mut [f64], s: f64) {
     y[0] = (y[0] * 0.5 + s).sin();
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p163(a: f64, xs: &[f64], b: f64) -> f64 {
         let t1 = p163_h0(&xs[..6], a);
         let s2 = &xs[..5];
@@ -5532,17 +5532,17 @@ program! {
         params = ["b"] at [2]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p165_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p165_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.25;
     t + p165_h0(&v[1..], s * 1.5) + p165_h0(v, s).tanh()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p165_h2(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).tanh()
@@ -5551,7 +5551,7 @@ fn p165_h2(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p165(xs: &[f64], a: f64) -> f64 {
         let s1 = &xs[..3];
         let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
@@ -5901,24 +5901,24 @@ program! {
     check_p179(seed = 0x916a4693d32db2fb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p180_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * -0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p180_h2(y: &mut [f64], x: &[f64], s: f64) {
     p180_h0(y, s);
     p180_h1(s * 0.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p180_h3(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).tanh()
@@ -5927,7 +5927,7 @@ fn p180_h3(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p180(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
         let s1 = &xs[..];
         let t2 = (s1[2] * w[2] * 0.25 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
@@ -5946,7 +5946,7 @@ program! {
     check_p180(seed = 0x73e5841bceb0ecaa, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p181_h0(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).cos()
@@ -5954,26 +5954,26 @@ fn p181_h0(v: &[f64], s: f64, k: usize) -> f64 {
         v[k % v.len()] * -0.5 + p181_h0(v, s * 0.25, k - 1).cos()
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p181_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
     }
     y[0] = (y[0] * -0.5 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p181_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 1.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p181_h3(y: &mut [f64], x: &[f64], s: f64) {
     p181_h1(y, s);
     p181_h2(s * 0.75, &x[1..], y);
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p181(a: f64, xs: &[f64]) -> f64 {
         let t1 = p181_h0(&xs[..], a, 3);
         let mut buf2 = xs[2..5].to_vec();
@@ -6434,26 +6434,26 @@ program! {
     check_p196(seed = 0x1f6baf3f364ba544, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p197_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * 0.6;
     }
     y[0] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p197_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p197_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p197_h1(y, s);
     let _ = p197_h0(s * 0.75, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p197_h3(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -6462,7 +6462,7 @@ fn p197_h3(v: &[f64], s: f64) -> f64 {
     acc * 0.5 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p197(xs: &[f64], a: f64) -> f64 {
         let mut buf1 = vec![0.6; 4];
         let t2 = p197_h0(a, &xs[7..], &mut buf1).tanh();
