@@ -119,3 +119,42 @@ fn a_mut_tangent_of_the_wrong_length_panics_naming_it() {
     let mut y = [1.0, 2.0];
     let _ = jvp!(axpy)(1.0, &[1.0, 2.0], &mut y, 1.0, &[0.0, 0.0], &mut [0.0; 3]);
 }
+
+/// Two `&mut` buffers written in step.
+#[differentiable]
+fn in_step(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len() {
+        a[i] = a[i] * s + b[i];
+        b[i] *= a[i];
+    }
+}
+
+/// Both halves of a split handed to one call, and a buffer nothing differentiable reaches
+/// (a constant) lent to the same helper.
+#[differentiable]
+fn halves(s: f64, x: &[f64]) -> f64 {
+    let mut buf = x.to_vec();
+    let (h, t) = buf.split_at_mut(2);
+    in_step(h, t, s);
+    let mut other = vec![1.0, 2.0];
+    let mut third = [3.0];
+    in_step(&mut other[..1], &mut third, 2.0);
+    buf.iter().sum::<f64>() + other[0] * third[0]
+}
+
+#[test]
+fn both_halves_of_a_split_and_a_constant_buffer_lent() {
+    let (s, x) = (0.7, [0.5, -1.0, 2.0, 0.25]);
+    let (vs, vx) = (1.0, [1.0, 0.5, -0.5, 2.0]);
+    let (value, tangent) = jvp!(halves)(s, &x, vs, &vx);
+    assert_eq!(value, halves(s, &x));
+    let (gs, gx) = gradients_function!(halves)(s, &x);
+    let along = gs * vs + gx.iter().zip(&vx).map(|(g, v)| g * v).sum::<f64>();
+    assert!(close(tangent, along, 1e-13), "{tangent} vs ⟨∇f, v⟩ {along}");
+    let f = |e: f64| {
+        let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, v)| a + e * v).collect();
+        halves(s + e * vs, &xs)
+    };
+    let fd = (f(1e-6) - f(-1e-6)) / 2e-6;
+    assert!(close(tangent, fd, 1e-7), "{tangent} vs difference {fd}");
+}

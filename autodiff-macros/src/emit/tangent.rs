@@ -395,8 +395,41 @@ impl Tangents<'_> {
             self.refuse("a call of a method of an annotated `impl` (`dist.pdf(x)`)");
             return;
         }
+        // Ranges of one buffer lent to one call (`f(a, b)` of `split_at_mut`'s halves) are
+        // split from the buffer before the call; their tangents are split from its tangent
+        // the same way.
+        let mut parts: Vec<(CellId, Vec<(usize, TokenStream)>)> = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            if let Operand::MutRef {
+                cell,
+                range: Some(r),
+                alias: Some(_),
+                ..
+            } = a
+            {
+                match parts.iter_mut().find(|(c, _)| c == cell) {
+                    Some((_, ks)) => ks.push((k, r.bounds(Operand::tokens))),
+                    None => parts.push((*cell, vec![(k, r.bounds(Operand::tokens))])),
+                }
+            }
+        }
+        let mut part_tangents: Vec<(usize, syn::Ident)> = Vec::new();
+        for (cell, ks) in &parts {
+            if !self.body.cells[cell.0].active {
+                continue;
+            }
+            let tc = tangent_cell(*cell);
+            let names: Vec<syn::Ident> = (ks.iter())
+                .map(|(k, _)| format_ident!("__tpart{}_{}", dst.0, k, span = Span::mixed_site()))
+                .collect();
+            let bounds = ks.iter().map(|(_, b)| b);
+            out.extend(quote! {
+                let [#(#names),*] = #rt::views::disjoint(&mut #tc[..], [#(#bounds),*]);
+            });
+            part_tangents.extend(ks.iter().map(|(k, _)| *k).zip(names));
+        }
         let mut tangents = Vec::new();
-        for a in args {
+        for (k, a) in args.iter().enumerate() {
             if let Operand::MutRef {
                 cell,
                 reborrow,
@@ -405,9 +438,26 @@ impl Tangents<'_> {
                 ..
             } = a
             {
+                // a buffer without a tangent (nothing differentiable reaches it): a zero one
+                if !self.body.cells[cell.0].active {
+                    let (c, z) = (cell.ident(), format_ident!("__tzero{}_{}", dst.0, k));
+                    let of = match range {
+                        Some(r) => {
+                            let r = r.tokens();
+                            quote!(&#c[#r])
+                        }
+                        None => quote!(&*#c),
+                    };
+                    out.extend(quote!(let mut #z = #rt::zero_tangent(#of);));
+                    tangents.push(quote!((&mut #z)));
+                    continue;
+                }
                 // the buffer's tangent, lent as the buffer is (the same range of it)
-                if alias.is_some() || !self.body.cells[cell.0].active {
-                    self.refuse("a call lending two views of one `&mut` buffer");
+                if alias.is_some() {
+                    match part_tangents.iter().find(|(j, _)| *j == k) {
+                        Some((_, name)) => tangents.push(quote!(#name)),
+                        None => self.refuse("a call lending two views of one `&mut` buffer"),
+                    }
                     continue;
                 }
                 let tc = tangent_cell(*cell);
