@@ -340,3 +340,64 @@ fn mut_parameters_and_helpers_writing_buffers() {
         assert!(close(got[k], fd, 1e-6), "row {k}: {} vs {fd}", got[k]);
     }
 }
+
+/// Helpers returning `Option` and `Result` of `f64`, marked too, matched by the caller.
+#[differentiable(second_order)]
+fn head_of(v: &[f64], s: f64) -> Option<f64> {
+    let h = if v[0] * s > -0.4 {
+        Some((v[0] * s).sin())
+    } else {
+        None
+    };
+    let h = h?;
+    Some(h * 2.0 + v[1] * s)
+}
+
+#[differentiable(second_order)]
+fn checked_exp(v: &[f64], s: f64) -> Result<f64, String> {
+    if v[0] * s > -0.4 {
+        Ok((v[0] * s).exp())
+    } else {
+        Err(format!("{s} is too small"))
+    }
+}
+
+// (the `match`es are the construct under test)
+#[allow(clippy::manual_unwrap_or)]
+#[differentiable(second_order)]
+fn matched(v: &[f64], s: f64) -> f64 {
+    let a = match head_of(v, s) {
+        Some(h) => h,
+        None => 0.0,
+    };
+    let b = match checked_exp(v, s) {
+        Ok(c) => c,
+        Err(_) => 1.0,
+    };
+    a * b + v[1] * v[1]
+}
+
+#[test]
+fn helpers_returning_option_and_result() {
+    let (v, s) = ([0.5, -1.0], 0.7);
+    // f = (2 sin(v₀s) + v₁s) e^{v₀s} + v₁²: ∂²f/∂s² by hand
+    let (u, e) = (v[0] * s, (v[0] * s).exp());
+    let a = 2.0 * u.sin() + v[1] * s;
+    let da = 2.0 * v[0] * u.cos() + v[1];
+    let dda = -2.0 * v[0] * v[0] * u.sin();
+    let expected = (dda + 2.0 * da * v[0] + a * v[0] * v[0]) * e;
+    let h = hessian!(matched, params = ["s"])(&v, s);
+    assert!(close(h, expected, 1e-14), "{h} vs {expected}");
+    // the products with both parameters, against differences of the gradient
+    let (hv, hs) = hvp!(matched)(&v, s, &[1.0, 0.5], -0.25);
+    let g = |e: f64| {
+        let vs = [v[0] + e, v[1] + 0.5 * e];
+        let (gv, gs) = gradients_function!(matched)(&vs, s - 0.25 * e);
+        [gv[0], gv[1], gs]
+    };
+    let (plus, minus) = (g(1e-6), g(-1e-6));
+    for (k, got) in [hv[0], hv[1], hs].into_iter().enumerate() {
+        let fd = (plus[k] - minus[k]) / 2e-6;
+        assert!(close(got, fd, 1e-6), "row {k}: {got} vs {fd}");
+    }
+}

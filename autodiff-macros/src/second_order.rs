@@ -26,7 +26,7 @@ pub fn copy_ident(name: &syn::Ident) -> syn::Ident {
 }
 
 /// Whether the function is one a copy serves: a free function without type parameters
-/// whose result is `f64`, or nothing (a helper writing `&mut` buffers, which marked
+/// whose result is `f64`, an `Option` or `Result` of it, or nothing (helpers, which marked
 /// callers' copies call).
 pub fn applies(func: &syn::ItemFn) -> bool {
     let no_types = func
@@ -35,14 +35,32 @@ pub fn applies(func: &syn::ItemFn) -> bool {
         .params
         .iter()
         .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
-    // (or nothing, a helper writing `&mut` buffers, which marked callers' copies call)
+    // (or nothing, a helper writing `&mut` buffers, or an `Option`/`Result` of `f64`: helpers
+    // which marked callers' copies call)
     let returns_f64 = match &func.sig.output {
-        syn::ReturnType::Type(_, t) => {
-            matches!(&**t, syn::Type::Path(p) if p.path.is_ident("f64"))
-        }
+        syn::ReturnType::Type(_, t) => is_f64_or_wrapped(t),
         syn::ReturnType::Default => true,
     };
     no_types && returns_f64 && func.sig.receiver().is_none()
+}
+
+/// `f64`, `Option<f64>` or `Result<f64, E>`.
+fn is_f64_or_wrapped(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    if p.path.is_ident("f64") {
+        return true;
+    }
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let first = args.args.first();
+    matches!(last.ident.to_string().as_str(), "Option" | "Result")
+        && matches!(first, Some(syn::GenericArgument::Type(syn::Type::Path(t))) if t.path.is_ident("f64"))
 }
 
 /// The generic copy of `func` (its signature as written, `#[no_grad]` markers kept).
@@ -175,8 +193,9 @@ pub(crate) fn expand_copy(
         errors.push(
             at,
             "`second_order` is for a free function written with `f64` and returning `f64` \
-             (or nothing, writing `&mut` buffers); a function generic over its float type \
-             (`fn f<T: Float>`) has `hvp!` and `hessian!` without it",
+             (or an `Option` or `Result` of it, or nothing: helpers of marked functions); a \
+             function generic over its float type (`fn f<T: Float>`) has `hvp!` and \
+             `hessian!` without it",
         );
         return Err(errors);
     }

@@ -266,8 +266,8 @@ impl Func {
     /// Whether it is marked `#[differentiable(second_order)]` and its checker checks
     /// `hvp!`: a function of `f64` scalars, slices (`&mut` too), fixed-size arrays and
     /// ndarray arrays (and counts) that calls no other function or only functions marked
-    /// so too (its copy calls theirs), whose helpers return `f64` or nothing (they are
-    /// marked too), with at most 8 differentiable parameters (its checker compares the
+    /// so too (its copy calls theirs), whose helpers return `f64` (or an `Option` or
+    /// `Result` of it) or nothing (they are marked too), with at most 8 differentiable parameters (its checker compares the
     /// rows of the selected parameters when it selects some).
     pub fn second_order(&self) -> bool {
         let differentiable = self
@@ -483,13 +483,13 @@ pub fn called_functions(source: &str) -> BTreeSet<usize> {
     out
 }
 
-/// A helper's source with every function of it marked `second_order`, if each returns `f64`
-/// or nothing (what the marker serves).
+/// A helper's source with every function of it marked `second_order`, if each returns `f64`,
+/// an `Option` or `Result` of it, or nothing (what the marker serves).
 fn second_order_helper(h: &str) -> Option<String> {
     for line in h.lines().filter(|l| l.starts_with("fn ")) {
         let head = line.trim_end().trim_end_matches('{').trim_end();
         if let Some((_, ret)) = head.rsplit_once(") -> ") {
-            if ret.trim() != "f64" {
+            if !matches!(ret.trim(), "f64" | "Option<f64>" | "Result<f64, String>") {
                 return None;
             }
         }

@@ -998,21 +998,21 @@ program! {
     check_p29(seed = 0x839923a61f1bc0f3, inputs = 1, calls = [p16, p22], at = |p| (1, p[0]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p30_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
     y[0] * 1.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p30_h1(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
     let h = head?;
     Some(h * 0.6 + v[v.len() - 1] * 0.5)
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p30(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
         let _ = p30_h0(a * 0.25, xs, ys);
         let t1 = ys[0] * 1.5;
@@ -2605,31 +2605,31 @@ program! {
     check_p73(seed = 0xe5c408aaad76cf2e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p74_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * 0.3;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p74_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p74_h2(y: &mut [f64], x: &[f64], s: f64) {
     p74_h1(y, s);
     p74_h0(s * -0.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p74_h3(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
     let h = head?;
     Some(h * 0.6 + v[v.len() - 1] * 0.5)
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p74(xs: &[f64], a: f64) -> f64 {
         let s1 = &xs[3..];
         let t2 = (s1[4] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
@@ -4460,27 +4460,27 @@ program! {
     check_p132(seed = 0x594861a1b2a1f099, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p133_h0(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p133_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.3;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p133_h2(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
     let h = head?;
     Some(h * 0.5 + v[v.len() - 1] * 0.75)
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p133(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
         let t1 = p133_h0(&mut ys[1..], a * 0.75).tanh();
         let t2 = ys[2] * 0.5;
@@ -4988,7 +4988,7 @@ program! {
         params = ["xs"] at [1, 2, 3, 4, 5]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
@@ -4996,24 +4996,24 @@ fn p150_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * 0.3 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h2(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p150_h0(y, s);
     p150_h1(s * 0.6, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h3(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
     let h = head?;
     Some(h * 0.75 + v[v.len() - 1] * -0.5)
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -5021,14 +5021,14 @@ fn p150_h4(v: &[f64], s: f64) -> f64 {
     }
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p150_h5(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
     t + p150_h4(&v[1..], s * 0.75) + p150_h4(v, s).tanh()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p150(b: f64, xs: &[f64], a: f64) -> f64 {
         let mut buf1 = xs[4..6].to_vec();
         let t2 = p150_h0(&mut buf1, b).tanh();
@@ -6265,7 +6265,7 @@ program! {
     check_p191(seed = 0x54aa29eb17cb0b40, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p192_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
@@ -6273,29 +6273,29 @@ fn p192_h0(y: &mut [f64], s: f64) -> f64 {
     y[0] = (y[0] * 0.5 + s).sin();
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p192_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 1.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p192_h2(v: &[f64], s: f64) -> Result<f64, String> {
     let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
     let h = head?;
     Ok(h * 0.6 + v[v.len() - 1] * 0.25)
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p192_h3(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p192_h0(y, s);
     p192_h1(s * 1.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p192_h4(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p192(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
         let mut buf1 = vec![0.0; 2];
         for i in 0..2 {
@@ -6493,38 +6493,38 @@ program! {
         params = ["a"] at [8]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h1(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.25 + (a[i] * s).cos();
         a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h2(v: &[f64], s: f64) -> Result<f64, String> {
     let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
     let h = head?;
     Ok(h * 0.25 + v[v.len() - 1] * 1.5)
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p198_h0(y, s);
     p198_h3(s * -0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h5(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).tanh()
@@ -6532,7 +6532,7 @@ fn p198_h5(v: &[f64], s: f64, k: usize) -> f64 {
         v[k % v.len()] * -0.5 + p198_h5(v, s * -0.5, k - 1).tanh()
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p198_h6(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -6541,7 +6541,7 @@ fn p198_h6(v: &[f64], s: f64) -> f64 {
     acc * 0.6 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p198(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
         let mut buf1 = xs[0..2].to_vec();
         p198_h0(&mut buf1, w[0]);
