@@ -383,30 +383,25 @@ fn nested_structs_generic_over_their_float_type() {
     let gp = gradients_function!(stack_loss)(&shift(h), &x);
     let gm = gradients_function!(stack_loss)(&shift(-h), &x);
     let fd = |a: f64, b: f64| (a - b) / (2.0 * h);
-    for (a, (p, m)) in hv
-        .first
-        .w
-        .iter()
-        .zip(gp.first.w.iter().zip(gm.first.w.iter()))
-    {
-        assert!(
-            close(*a, fd(*p, *m), 1e-6),
-            "first.w: {a} vs {}",
-            fd(*p, *m)
-        );
-    }
-    for (a, (p, m)) in hv
-        .second
-        .b
-        .iter()
-        .zip(gp.second.b.iter().zip(gm.second.b.iter()))
-    {
-        assert!(
-            close(*a, fd(*p, *m), 1e-6),
-            "second.b: {a} vs {}",
-            fd(*p, *m)
-        );
-    }
+    // each field of the product against the differences of the same field of the gradient
+    let field = |name: &str, got: &[f64], plus: &[f64], minus: &[f64]| {
+        for (a, (p, m)) in got.iter().zip(plus.iter().zip(minus)) {
+            assert!(close(*a, fd(*p, *m), 1e-6), "{name}: {a} vs {}", fd(*p, *m));
+        }
+    };
+    let flat = |a: &Array2<f64>| a.iter().copied().collect::<Vec<f64>>();
+    field(
+        "first.w",
+        &flat(&hv.first.w),
+        &flat(&gp.first.w),
+        &flat(&gm.first.w),
+    );
+    field(
+        "second.b",
+        &hv.second.b.to_vec(),
+        &gp.second.b.to_vec(),
+        &gm.second.b.to_vec(),
+    );
     assert!(close(hv.scale, fd(gp.scale, gm.scale), 1e-6));
 }
 

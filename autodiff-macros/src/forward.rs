@@ -300,15 +300,13 @@ pub fn companions(
                 // (named through the trait, so that a type without it fails the one bound
                 // the function's other companions fail, at the parameter: see `plain_types`)
                 let pname = &sig.params[i].name;
-                let (inner, holder, v_ref) = match &sig.params[i].ty {
-                    syn::Type::Reference(r) => (&*r.elem, quote!(Borrowed), quote!(#v)),
-                    ty => (ty, quote!(Owned), quote!(&#v)),
+                let (inner, holder, v_ref, tv_ref) = match &sig.params[i].ty {
+                    syn::Type::Reference(r) => {
+                        (&*r.elem, quote!(Borrowed), quote!(#v), quote!(#tv))
+                    }
+                    ty => (ty, quote!(Owned), quote!(&#v), quote!(&#tv)),
                 };
                 let inner = in_macro_context(inner);
-                let tv_ref = match &sig.params[i].ty {
-                    syn::Type::Reference(_) => quote!(#tv),
-                    _ => quote!(&#tv),
-                };
                 out.extend(quote! {
                     let #z = #o.#index.is_none().then(|| {
                         #rt::forward::#holder(<#inner as #rt::Differentiable>::zero_tangent(#v_ref))

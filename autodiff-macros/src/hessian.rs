@@ -513,10 +513,9 @@ pub fn companions(
         .collect();
     let make_duals = (0..n).filter_map(|i| {
         let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
-        if kinds[i] == Some(Kind::BorrowedMut) {
-            Some(quote!(let mut #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
-        } else if kinds[i].is_some() {
-            Some(quote!(let #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
+        if kinds[i].is_some() {
+            let m = (kinds[i] == Some(Kind::BorrowedMut)).then(|| quote!(mut));
+            Some(quote!(let #m #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
         } else {
             // a constant made of `f64`, which the generic copy takes as dual numbers
             constants[i].map(

@@ -3,8 +3,9 @@
 //! The Jacobian is filled by reverse mode, one row per output element: the function's
 //! `__vjp` runs once per row and its pullback gets the unit cotangent of that element, the
 //! selected parameter's gradient being the row. Reverse mode covers every construct the
-//! attribute differentiates (forward mode does not yet: views, custom rules), the output's length is known after the first sweep, and the gradient of a slice
-//! or `Vec` comes back owned. Chosen by shape: when the selected parameter has fewer
+//! attribute differentiates (forward mode does not yet: views, custom rules), the output's
+//! length is known after the first sweep, and the gradient of a slice or `Vec` comes back
+//! owned. Chosen by shape: when the selected parameter has fewer
 //! elements `n` than the output `m` (known after that first sweep) and forward mode serves
 //! the function (`__FORWARD`), the Jacobian is filled by forward mode instead, one column
 //! per parameter element: `__jvp` with the unit tangent of that element (a zero tangent

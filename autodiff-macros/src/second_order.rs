@@ -35,8 +35,6 @@ pub fn applies(func: &syn::ItemFn) -> bool {
         .params
         .iter()
         .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
-    // (or nothing, a helper writing `&mut` buffers, or an `Option`/`Result` of `f64`: helpers
-    // which marked callers' copies call)
     let returns_f64 = match &func.sig.output {
         syn::ReturnType::Type(_, t) => is_f64_or_wrapped(t),
         syn::ReturnType::Default => true,
@@ -240,9 +238,9 @@ pub(crate) fn expand_copy(
 /// parameter, `let s: f64`) or to a scalar, an element (`x[i]`), a sum (`a.sum()`,
 /// `a.mean().unwrap()`) or a dot product, a cast to the float type, and negations, float
 /// methods and arithmetic of these. (A dot product or an element may be an array or an
-/// integer: `ScalarLeft` of one forwards to its own operators.) (The code the macro differentiates has its own forms: only the copy
-/// as written, which is the function `hvp!`'s value is not taken from but which must
-/// compile, is rewritten.)
+/// integer: `ScalarLeft` of one forwards to its own operators.) Only the copy's own body is
+/// rewritten, which must compile though `hvp!` never runs it; the code the macro
+/// differentiates writes its operators through `ops::tensor`.
 struct ScalarLefts {
     scalars: std::collections::HashSet<String>,
     /// The names bound once in the function.

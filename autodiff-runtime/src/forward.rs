@@ -79,8 +79,8 @@ pub struct Borrowed<Z>(pub Z);
 /// A zero array owned for a parameter that is a view: lent as its view.
 pub struct Viewed<Z>(pub Z);
 
-/// Values made of floats: a float, a float slice or `Vec`, an ndarray array. A reference
-/// to one is lent a zero of its own.
+/// Values made of floats: a float, a float slice or `Vec`, an ndarray array, a derived
+/// struct (the derive implements it). A reference to one is lent a zero of its own.
 pub trait FloatValue: Differentiable {}
 impl<T: Real> FloatValue for T {}
 impl<T: Real> FloatValue for [T] {}
@@ -354,10 +354,7 @@ pub fn check_shape<P: Shape + ?Sized, T: Shape + ?Sized>(
 ) {
     if !same_shape(param, tangent) {
         let (p, t) = shapes(param, tangent);
-        panic!(
-            "autodiff: the tangent of `{name}` (parameter of `{function}`) has shape {t:?}, \
-             but `{name}` has shape {p:?}"
-        );
+        TangentPath::root(function, name).mismatch(&p, &t);
     }
 }
 
@@ -544,6 +541,12 @@ pub const fn check_supported(reason: Option<&'static str>) {
 /// Where in a parameter a tangent's shape is checked: the parameter, or a field of a part
 /// of it (`p.layer.w`), for a message naming it. Built on the stack, field by field: a
 /// check allocates nothing unless it fails.
+///
+/// ```should_panic
+/// use autodiff_runtime::{forward::TangentPath, Differentiable};
+/// let root = TangentPath::root("f", "p");
+/// vec![1.0_f64, 2.0].check_tangent(&vec![1.0], &root.field("b")); // `p.b`: [1] vs [2]
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct TangentPath<'a> {
     function: &'a str,
@@ -598,24 +601,6 @@ impl<'a> TangentPath<'a> {
              {tangent:?}, but `{name}` has shape {expected:?}"
         );
     }
-}
-
-/// Panics, naming the parameter (and the field) and both shapes, when the tangent of a
-/// parameter of a derived struct does not have its fields' shapes.
-///
-/// ```should_panic
-/// use autodiff_runtime::forward::check_tangent;
-/// check_tangent(&vec![1.0_f64, 2.0], &vec![1.0], "f", "x");
-/// ```
-#[inline]
-#[track_caller]
-pub fn check_tangent<P: Differentiable + ?Sized>(
-    param: &P,
-    tangent: &P::Tangent,
-    function: &str,
-    name: &str,
-) {
-    param.check_tangent(tangent, &TangentPath::root(function, name));
 }
 
 /// A zero owned for a parameter taken by value whose tangent is not a float or an array (a

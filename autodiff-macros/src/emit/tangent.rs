@@ -149,7 +149,8 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
 }
 
 /// Type names taken for nalgebra's (forward mode does not take them yet) or for other
-/// containers, which a parameter of a derived struct is not.
+/// containers, which a parameter of a derived struct is not (besides the names starting
+/// with `Array`, `Matrix`, `Vector`, `RowVector`).
 const NOT_STRUCTS: &[&str] = &[
     "Vec",
     "Option",
@@ -160,7 +161,6 @@ const NOT_STRUCTS: &[&str] = &[
     "String",
     "HashMap",
     "BTreeMap",
-    "Matrix",
     "SMatrix",
     "DMatrix",
     "SVector",
@@ -223,12 +223,11 @@ fn forward_param_type(ty: &syn::Type) -> bool {
 }
 
 fn own_tangent_type(ty: &syn::Type) -> bool {
-    let forward_param_type = own_tangent_type;
     match ty {
-        syn::Type::Reference(r) => r.mutability.is_none() && forward_param_type(&r.elem),
-        syn::Type::Paren(p) => forward_param_type(&p.elem),
-        syn::Type::Slice(s) => forward_param_type(&s.elem),
-        syn::Type::Array(a) => forward_param_type(&a.elem),
+        syn::Type::Reference(r) => r.mutability.is_none() && own_tangent_type(&r.elem),
+        syn::Type::Paren(p) => own_tangent_type(&p.elem),
+        syn::Type::Slice(s) => own_tangent_type(&s.elem),
+        syn::Type::Array(a) => own_tangent_type(&a.elem),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return false;
@@ -237,7 +236,7 @@ fn own_tangent_type(ty: &syn::Type) -> bool {
             if name == "Vec" {
                 return match &last.arguments {
                     syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
-                        syn::GenericArgument::Type(t) => forward_param_type(t),
+                        syn::GenericArgument::Type(t) => own_tangent_type(t),
                         _ => true,
                     }),
                     _ => false,
