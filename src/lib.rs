@@ -135,7 +135,9 @@ pub mod __private {
     pub use autodiff_macros::__tangent_table_checks;
     #[cfg(feature = "serde")]
     pub use autodiff_runtime::serde;
-    pub use autodiff_runtime::{__autodiff_project, __autodiff_source_read};
+    pub use autodiff_runtime::{
+        __autodiff_project, __autodiff_source_handle, __autodiff_source_read,
+    };
     pub use autodiff_runtime::{
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
         Accumulate, Differentiable, NoTangent, Real, Reset,

@@ -544,6 +544,53 @@ fn no_grad_parameter_has_no_gradient() {
     }
 }
 
+/// Coefficients of a rational approximation, a plain struct of data (no
+/// `Differentiable`), as generated approximation code hands them over: by value.
+struct Rational {
+    a: f64,
+    s: f64,
+    p: [f64; 2],
+    q: Vec<f64>,
+}
+
+#[differentiable]
+fn rational_by_value(f: f64, #[no_grad] c: Rational) -> f64 {
+    let d = f - c.a;
+    (c.s + c.p[0] * d + c.p[1] * d * d) / (1.0 + c.q[0] * d + c.q[1] * d * d)
+}
+
+#[test]
+fn plain_struct_passed_by_value_is_a_constant() {
+    let make = || Rational {
+        a: 0.25,
+        s: 0.5,
+        p: [1.5, -0.75],
+        q: vec![0.2, 0.4],
+    };
+    for f in [-0.7, 0.3, 1.1] {
+        let g: f64 = gradients_function!(rational_by_value)(f, make());
+        assert_fd("rational_by_value", &[f], &[g], |v| {
+            rational_by_value(v[0], make())
+        });
+        // d/df (n/m) = (n'm - nm')/m², d = f - a
+        let c = make();
+        let d = f - c.a;
+        let (n, m) = (
+            c.s + c.p[0] * d + c.p[1] * d * d,
+            1.0 + c.q[0] * d + c.q[1] * d * d,
+        );
+        let (dn, dm) = (c.p[0] + 2.0 * c.p[1] * d, c.q[0] + 2.0 * c.q[1] * d);
+        let hand = (dn * m - n * dm) / (m * m);
+        assert_hand("rational_by_value", &[f], &[g], &[hand]);
+        let (value, pullback) = vjp!(rational_by_value)(f, make());
+        assert_eq!(value.to_bits(), rational_by_value(f, make()).to_bits());
+        assert_eq!(pullback(1.0), g);
+        let (value, tangent) = jvp!(rational_by_value)(f, make(), 1.0);
+        assert_eq!(value.to_bits(), rational_by_value(f, make()).to_bits());
+        assert_hand("jvp of rational_by_value", &[f], &[tangent], &[hand]);
+    }
+}
+
 #[differentiable]
 fn scaled_exp(a: f64, b: f64) -> f64 {
     a * b.exp()

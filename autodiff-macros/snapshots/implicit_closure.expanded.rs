@@ -4,22 +4,22 @@ fn snapshot() {
             return ::autodiff::__private::implicit::answer(|| {
                 let __v0 = x1;
                 let __v1 = x2;
-                let __v2 = &(w1);
+                let __v2 = ::autodiff::__private::__autodiff_source_handle!(w1);
                 let __v3 = {
                     #[allow(unused_imports)]
                     use ::autodiff::__private::source::{
                         ReadCopy as _, ReadRef as _, ReadSource as _,
                     };
-                    (&&&::autodiff::__private::source::Probe(__v2)).read()
+                    (&&&::autodiff::__private::source::Probe(&__v2)).read()
                 };
                 let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
-                let __v5 = &(w2);
+                let __v5 = ::autodiff::__private::__autodiff_source_handle!(w2);
                 let __v6 = {
                     #[allow(unused_imports)]
                     use ::autodiff::__private::source::{
                         ReadCopy as _, ReadRef as _, ReadSource as _,
                     };
-                    (&&&::autodiff::__private::source::Probe(__v5)).read()
+                    (&&&::autodiff::__private::source::Probe(&__v5)).read()
                 };
                 let __v7 = ::autodiff::__private::ops::tensor::mul(&__v6, &__v1);
                 let __v8 = ::autodiff::__private::ops::tensor::add(&__v4, &__v7);
@@ -50,7 +50,8 @@ fn snapshot() {
                             use ::autodiff::__private::source::{
                                 ReadCopy as _, ReadRef as _, ReadSource as _,
                             };
-                            (&&&::autodiff::__private::source::Probe(__v5)).deposit(__d6)
+                            (&&&::autodiff::__private::source::Probe(&__v5))
+                                .deposit(__d6)
                         };
                         let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
                             &__v3,
@@ -67,7 +68,8 @@ fn snapshot() {
                             use ::autodiff::__private::source::{
                                 ReadCopy as _, ReadRef as _, ReadSource as _,
                             };
-                            (&&&::autodiff::__private::source::Probe(__v2)).deposit(__d3)
+                            (&&&::autodiff::__private::source::Probe(&__v2))
+                                .deposit(__d3)
                         };
                         (
                             ::autodiff::__private::finish_tangent(&__v0, __d0),

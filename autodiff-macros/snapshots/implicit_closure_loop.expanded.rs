@@ -11,25 +11,25 @@ fn snapshot() {
                 let __hint = ::core::iter::Iterator::size_hint(&__it12).0;
                 __sr1.reserve(__hint);
                 for __v1 in __it12 {
-                    let __v2 = &(w);
+                    let __v2 = ::autodiff::__private::__autodiff_source_handle!(w);
                     let __k2 = ::core::clone::Clone::clone(&__v2);
                     let __v3 = {
                         #[allow(unused_imports)]
                         use ::autodiff::__private::source::{
                             ReadCopy as _, ReadRef as _, ReadSource as _,
                         };
-                        (&&&::autodiff::__private::source::Probe(__v2)).read()
+                        (&&&::autodiff::__private::source::Probe(&__v2)).read()
                     };
                     let __k3 = ::core::clone::Clone::clone(&__v3);
                     let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
-                    let __v5 = &(scale);
+                    let __v5 = ::autodiff::__private::__autodiff_source_handle!(scale);
                     let __k5 = ::core::clone::Clone::clone(&__v5);
                     let __v6 = {
                         #[allow(unused_imports)]
                         use ::autodiff::__private::source::{
                             ReadCopy as _, ReadRef as _, ReadSource as _,
                         };
-                        (&&&::autodiff::__private::source::Probe(__v5)).read()
+                        (&&&::autodiff::__private::source::Probe(&__v5)).read()
                     };
                     let __k6 = ::core::clone::Clone::clone(&__v6);
                     let __v7 = ::autodiff::__private::ops::tensor::mul(&__v4, &__v6);
@@ -113,7 +113,7 @@ fn snapshot() {
                                 use ::autodiff::__private::source::{
                                     ReadCopy as _, ReadRef as _, ReadSource as _,
                                 };
-                                (&&&::autodiff::__private::source::Probe(__v5))
+                                (&&&::autodiff::__private::source::Probe(&__v5))
                                     .deposit(__d6)
                             };
                             let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
@@ -134,7 +134,7 @@ fn snapshot() {
                                 use ::autodiff::__private::source::{
                                     ReadCopy as _, ReadRef as _, ReadSource as _,
                                 };
-                                (&&&::autodiff::__private::source::Probe(__v2))
+                                (&&&::autodiff::__private::source::Probe(&__v2))
                                     .deposit(__d3)
                             };
                         }

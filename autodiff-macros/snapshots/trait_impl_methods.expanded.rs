@@ -137,21 +137,21 @@ impl Exp {
         ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
-        let __v2 = &(__v0.rate);
+        let __v2 = ::autodiff::__private::__autodiff_source_handle!(__v0.rate);
         let __v3 = {
             #[allow(unused_imports)]
             use ::autodiff::__private::source::{
                 ReadCopy as _, ReadRef as _, ReadSource as _,
             };
-            (&&&::autodiff::__private::source::Probe(__v2)).read()
+            (&&&::autodiff::__private::source::Probe(&__v2)).read()
         };
-        let __v4 = &(__v0.rate);
+        let __v4 = ::autodiff::__private::__autodiff_source_handle!(__v0.rate);
         let __v5 = {
             #[allow(unused_imports)]
             use ::autodiff::__private::source::{
                 ReadCopy as _, ReadRef as _, ReadSource as _,
             };
-            (&&&::autodiff::__private::source::Probe(__v4)).read()
+            (&&&::autodiff::__private::source::Probe(&__v4)).read()
         };
         let __v6 = ::autodiff::__private::ops::tensor::neg(&__v5);
         let __v7 = ::autodiff::__private::ops::tensor::mul(&__v6, &__v1);
@@ -192,14 +192,14 @@ impl Exp {
                     use ::autodiff::__private::source::{
                         ReadCopy as _, ReadRef as _, ReadSource as _,
                     };
-                    (&&&::autodiff::__private::source::Probe(__v4)).deposit(__d5)
+                    (&&&::autodiff::__private::source::Probe(&__v4)).deposit(__d5)
                 };
                 {
                     #[allow(unused_imports)]
                     use ::autodiff::__private::source::{
                         ReadCopy as _, ReadRef as _, ReadSource as _,
                     };
-                    (&&&::autodiff::__private::source::Probe(__v2)).deposit(__d3)
+                    (&&&::autodiff::__private::source::Probe(&__v2)).deposit(__d3)
                 };
                 (
                     ::autodiff::__private::NoTangent,
@@ -470,17 +470,9 @@ impl Exp {
         depth: u32,
     ) -> ::core::option::Option<&'static str> {
         if depth == 0 {
-            return ::core::option::Option::Some(
-                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
-            );
+            return ::core::option::Option::None;
         }
-        ::autodiff::__private::forward::first_reason(
-            &[
-                ::core::option::Option::Some(
-                    "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)",
-                ),
-            ],
-        )
+        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
     }
     #[doc(hidden)]
     #[inline]
@@ -502,9 +494,41 @@ impl Exp {
         __tv0: impl ::core::marker::Sized,
         __tv1: f64,
     ) -> (f64, f64) {
-        ::core::unreachable!(
-            "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
-        )
+        let __v2 = ::autodiff::__private::__autodiff_source_handle!(__v0.rate);
+        let __v3 = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::source::{
+                ReadCopy as _, ReadRef as _, ReadSource as _,
+            };
+            (&&&::autodiff::__private::source::Probe(&__v2)).read()
+        };
+        let __tv3 = ::autodiff::__private::zero_tangent(&__v3);
+        let __v4 = ::autodiff::__private::__autodiff_source_handle!(__v0.rate);
+        let __v5 = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::source::{
+                ReadCopy as _, ReadRef as _, ReadSource as _,
+            };
+            (&&&::autodiff::__private::source::Probe(&__v4)).read()
+        };
+        let __tv5 = ::autodiff::__private::zero_tangent(&__v5);
+        let __v6 = ::autodiff::__private::ops::tensor::neg(&__v5);
+        let __tv6 = ::autodiff::__private::ops::tensor::neg(&__tv5);
+        let __v7 = ::autodiff::__private::ops::tensor::mul(&__v6, &__v1);
+        let __tv7 = ::autodiff::__private::ops::tensor::add(
+            &::autodiff::__private::ops::tensor::mul(&__tv6, &__v1),
+            &::autodiff::__private::ops::tensor::mul(&__v6, &__tv1),
+        );
+        let __v8 = ::autodiff::__private::ops::tensor::exp(&__v7);
+        let __tv8 = ::autodiff::__private::ops::tensor::exp_d0(&__v8, &__tv7);
+        let __v9 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v8);
+        let __tv9 = ::autodiff::__private::ops::tensor::add(
+            &::autodiff::__private::ops::tensor::mul(&__tv3, &__v8),
+            &::autodiff::__private::ops::tensor::mul(&__v3, &__tv8),
+        );
+        let __y: f64 = __v9;
+        let __ty: f64 = __tv9;
+        (__y, __ty)
     }
     #[doc(hidden)]
     #[inline]
@@ -529,9 +553,9 @@ impl Exp {
             f64,
         ) as ::autodiff::__private::forward::Slots>::Opts,
     ) -> (f64, f64) {
-        ::core::unreachable!(
-            "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
-        )
+        let __tv0 = ::autodiff::__private::NoTangent;
+        let __tv1: f64 = __o.1.unwrap_or(0.0);
+        Self::__autodiff_pdf_jvp(__v0, __v1, __tv0, __tv1)
     }
     #[doc(hidden)]
     #[inline]
@@ -553,8 +577,10 @@ impl Exp {
         f64,
     ) -> (f64, f64) + use<'__autodiff_l0> {
         move |__v0, __v1, __tv1| {
-            ::core::unreachable!(
-                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
+            Self::__autodiff_pdf_jvp_opts(
+                __v0,
+                __v1,
+                (::core::option::Option::None, ::core::option::Option::Some(__tv1)),
             )
         }
     }
@@ -585,9 +611,7 @@ impl Exp {
         >,
     {
         move |__v0, __v1, __sel0| {
-            ::core::unreachable!(
-                "`pdf` cannot be differentiated in forward mode yet: a read of a captured variable (the implicit mode)"
-            )
+            Self::__autodiff_pdf_jvp_opts(__v0, __v1, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]

@@ -106,8 +106,8 @@ fn nested_sequence(ty: &syn::Type) -> bool {
 
 /// The type of a parameter's tangent argument: the parameter's own, or a derived struct's
 /// tangent (`&Params` → `&<Params as Differentiable>::Tangent`).
-fn tangent_arg_type(ty: &syn::Type) -> syn::Type {
-    if !crate::emit::struct_param_type(ty) {
+fn tangent_arg_type(ty: &syn::Type, type_params: &[syn::Ident]) -> syn::Type {
+    if !crate::emit::struct_param_type(ty, type_params) {
         return ty.clone();
     }
     let rt = rt();
@@ -167,7 +167,7 @@ pub fn companions(
         .iter()
         .map(|p| {
             if p.differentiable {
-                tangent_arg_type(&p.ty).to_token_stream()
+                tangent_arg_type(&p.ty, &sig.type_params).to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
             }
@@ -248,7 +248,7 @@ pub fn companions(
     let slots_ty = {
         let t = sig.params.iter().map(|p| {
             if p.differentiable {
-                tangent_arg_type(&p.ty_named).to_token_stream()
+                tangent_arg_type(&p.ty_named, &sig.type_params).to_token_stream()
             } else {
                 quote!(#rt::NoTangent)
             }
@@ -276,7 +276,8 @@ pub fn companions(
                 out.extend(quote!(let #tv = #rt::NoTangent;));
                 continue;
             }
-            let local_ty = anonymous_lifetimes(&tangent_arg_type(&sig.params[i].ty));
+            let local_ty =
+                anonymous_lifetimes(&tangent_arg_type(&sig.params[i].ty, &sig.type_params));
             if is_float(&sig.params[i].ty) {
                 out.extend(quote!(let #tv: #local_ty = #o.#index.unwrap_or(0.0);));
                 continue;
@@ -296,7 +297,7 @@ pub fn companions(
                 });
                 continue;
             }
-            if crate::emit::struct_param_type(&sig.params[i].ty) {
+            if crate::emit::struct_param_type(&sig.params[i].ty, &sig.type_params) {
                 // (named through the trait, so that a type without it fails the one bound
                 // the function's other companions fail, at the parameter: see `plain_types`)
                 let pname = &sig.params[i].name;
@@ -347,7 +348,10 @@ pub fn companions(
     let sel_preds = &selecting.preds;
     // `jvp!(f)`: every differentiable parameter's tangent, in order
     let all_tangents: Vec<&syn::Ident> = diff.iter().map(|i| &tvars[*i]).collect();
-    let all_tys: Vec<syn::Type> = diff.iter().map(|i| tangent_arg_type(tys[*i])).collect();
+    let all_tys: Vec<syn::Type> = diff
+        .iter()
+        .map(|i| tangent_arg_type(tys[*i], &sig.type_params))
+        .collect();
     let all_opts = sig.params.iter().zip(&tvars).map(|(p, tv)| {
         if p.differentiable {
             quote!(::core::option::Option::Some(#tv))

@@ -33,7 +33,6 @@ pub(crate) struct PlainGuard {
 /// The guard of a function with differentiable parameters of plain-path types, if it has.
 pub(crate) fn plain_guard(sig: &Signature) -> Option<PlainGuard> {
     let rt = rt();
-    let generic: Vec<&syn::Ident> = sig.generics.type_params().map(|t| &t.ident).collect();
     let mut first = None;
     let mut guard = TokenStream::new();
     let mut bounds = Vec::new();
@@ -46,7 +45,7 @@ pub(crate) fn plain_guard(sig: &Signature) -> Option<PlainGuard> {
         let plain = path.qself.is_none()
             && (path.path.segments.iter()).all(|s| s.arguments.is_none() && s.ident != "Self")
             && !(path.path.get_ident()).is_some_and(|i| {
-                generic.contains(&i) || crate::rules::is_float_type_name(&i.to_string())
+                sig.type_params.contains(i) || crate::rules::is_float_type_name(&i.to_string())
             });
         if !plain {
             continue;

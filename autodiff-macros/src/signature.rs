@@ -158,6 +158,9 @@ pub struct Signature {
     /// derivative again in the reverse sweep instead of keeping its pullback, so that the
     /// function's pullback holds no other function's (mutual recursion).
     pub rerun_calls: bool,
+    /// Every type parameter in scope (an `impl`'s too, which `drop_impl_generics` moves
+    /// off `generics`): a parameter of such a type is no struct.
+    pub type_params: Vec<syn::Ident>,
 }
 
 fn bounds_mention_float(
@@ -585,6 +588,7 @@ impl Signature {
                 syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
             );
         }
+        let type_params = generics.type_params().map(|t| t.ident.clone()).collect();
         Some(Signature {
             ident: sig.ident.clone(),
             params,
@@ -593,6 +597,7 @@ impl Signature {
             generics_named,
             is_method,
             rerun_calls: false,
+            type_params,
         })
     }
 
@@ -661,6 +666,7 @@ impl Signature {
             generics_named: syn::Generics::default(),
             is_method: false,
             rerun_calls: false,
+            type_params: Vec::new(),
         }
     }
 

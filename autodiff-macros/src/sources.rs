@@ -237,20 +237,21 @@ impl VisitMut for Marker<'_> {
     }
 }
 
-/// The tokens of a read through the runtime's dispatch (`ref_var` holds `&place`).
-pub fn read_tokens(reference: &TokenStream) -> TokenStream {
+/// The tokens of a read through the runtime's dispatch (`handle` holds the place's
+/// `__autodiff_source_handle!`).
+pub fn read_tokens(handle: &TokenStream) -> TokenStream {
     quote! {{
         #[allow(unused_imports)]
         use ::autodiff::__private::source::{ReadCopy as _, ReadRef as _, ReadSource as _};
-        (&&&::autodiff::__private::source::Probe(#reference)).read()
+        (&&&::autodiff::__private::source::Probe(&#handle)).read()
     }}
 }
 
-/// The tokens depositing `gradient` for the read through `reference`.
-pub fn deposit_tokens(reference: &TokenStream, gradient: &TokenStream) -> TokenStream {
+/// The tokens depositing `gradient` for the read through `handle`.
+pub fn deposit_tokens(handle: &TokenStream, gradient: &TokenStream) -> TokenStream {
     quote! {{
         #[allow(unused_imports)]
         use ::autodiff::__private::source::{ReadCopy as _, ReadRef as _, ReadSource as _};
-        (&&&::autodiff::__private::source::Probe(#reference)).deposit(#gradient)
+        (&&&::autodiff::__private::source::Probe(&#handle)).deposit(#gradient)
     }}
 }

@@ -93,6 +93,76 @@ impl<'a, T: ?Sized> ReadRef<'a> for Probe<'a, T> {
     }
 }
 
+/// Level 1 of a handle: what the reverse sweep deposits through, held by the forward
+/// sweep without borrowing the place it was read from (a field of a parameter passed by
+/// value dies with the forward sweep): a variable's shared handle, a recorded result.
+pub trait HandleSource {
+    /// The handle.
+    type Handle;
+    /// Takes the handle.
+    fn handle(&self) -> Self::Handle;
+}
+
+impl<T> HandleSource for &&Probe<'_, Variable<T>> {
+    type Handle = Variable<T>;
+    #[inline]
+    fn handle(&self) -> Variable<T> {
+        self.0.clone()
+    }
+}
+
+impl<T: Clone> HandleSource for &&Probe<'_, Recorded<T>> {
+    type Handle = Recorded<T>;
+    #[inline]
+    fn handle(&self) -> Recorded<T> {
+        self.0.clone()
+    }
+}
+
+/// Level 2 of a handle: a plain `Copy` value is its own handle.
+pub trait HandleCopy {
+    /// The handle.
+    type Handle;
+    /// Copies the value.
+    fn handle(&self) -> Self::Handle;
+}
+
+impl<T: Copy> HandleCopy for &Probe<'_, T> {
+    type Handle = T;
+    #[inline(always)]
+    fn handle(&self) -> T {
+        *self.0
+    }
+}
+
+/// Level 3 of a handle: anything else is borrowed.
+pub trait HandleRef<'a> {
+    /// The handle.
+    type Handle;
+    /// Borrows the value.
+    fn handle(&self) -> Self::Handle;
+}
+
+impl<'a, T: ?Sized> HandleRef<'a> for Probe<'a, T> {
+    type Handle = &'a T;
+    #[inline(always)]
+    fn handle(&self) -> &'a T {
+        self.0
+    }
+}
+
+/// `handle!(place)` as generated code writes it: the handle a source read and its deposit
+/// go through (`read` and `deposit` dispatch on the handle as on the place itself).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __autodiff_source_handle {
+    ($place:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::source::{HandleCopy as _, HandleRef as _, HandleSource as _};
+        (&&&$crate::source::Probe(&($place))).handle()
+    }};
+}
+
 /// `read!(place)` as generated code writes it.
 #[doc(hidden)]
 #[macro_export]

@@ -60,11 +60,11 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
         // function writes the parameter)
         let written = matches!(&p.ty, syn::Type::Reference(r)
-            if r.mutability.is_some() && own_tangent_type(&r.elem));
+            if r.mutability.is_some() && own_tangent_type(&r.elem, &sig.type_params));
         if p.in_out && !written {
             t.refuse(format!("the `&mut` parameter `{}`", p.name));
         }
-        if p.differentiable && !p.in_out && !forward_param_type(&p.ty) {
+        if p.differentiable && !p.in_out && !forward_param_type(&p.ty, &sig.type_params) {
             t.refuse(format!(
                 "the parameter `{}`, whose type has no tangent argument yet (floats, float \
                  slices, `Vec`s and arrays, and ndarray arrays have)",
@@ -191,7 +191,7 @@ const NOT_STRUCTS: &[&str] = &[
 /// A parameter of a type the macro takes for a derived struct's (`p: &Params`, `m: Mlp<T>`):
 /// its tangent argument is the struct's tangent (`&ParamsTangent`), each field read from it
 /// as the field is from the parameter.
-pub(crate) fn struct_param_type(ty: &syn::Type) -> bool {
+pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     let ty = match ty {
         syn::Type::Reference(r) if r.mutability.is_none() => &*r.elem,
         syn::Type::Paren(p) => &*p.elem,
@@ -204,7 +204,7 @@ pub(crate) fn struct_param_type(ty: &syn::Type) -> bool {
         return false;
     };
     let name = last.ident.to_string();
-    let generic = p.path.segments.len() == 1 && name.len() <= 2;
+    let generic = p.path.segments.len() == 1 && type_params.contains(&last.ident);
     let known = crate::rules::is_float_type_name(&name)
         || ["Array", "Matrix", "Vector", "RowVector"]
             .iter()
@@ -218,16 +218,16 @@ pub(crate) fn struct_param_type(ty: &syn::Type) -> bool {
 /// type for floats (and float type parameters), float slices, `Vec`s and fixed-size arrays,
 /// ndarray arrays and views, and shared references to these; the struct's tangent for a
 /// derived struct (see [`struct_param_type`]).
-fn forward_param_type(ty: &syn::Type) -> bool {
-    struct_param_type(ty) || own_tangent_type(ty)
+fn forward_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
+    struct_param_type(ty, type_params) || own_tangent_type(ty, type_params)
 }
 
-fn own_tangent_type(ty: &syn::Type) -> bool {
+fn own_tangent_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     match ty {
-        syn::Type::Reference(r) => r.mutability.is_none() && own_tangent_type(&r.elem),
-        syn::Type::Paren(p) => own_tangent_type(&p.elem),
-        syn::Type::Slice(s) => own_tangent_type(&s.elem),
-        syn::Type::Array(a) => own_tangent_type(&a.elem),
+        syn::Type::Reference(r) => r.mutability.is_none() && own_tangent_type(&r.elem, type_params),
+        syn::Type::Paren(p) => own_tangent_type(&p.elem, type_params),
+        syn::Type::Slice(s) => own_tangent_type(&s.elem, type_params),
+        syn::Type::Array(a) => own_tangent_type(&a.elem, type_params),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return false;
@@ -236,16 +236,15 @@ fn own_tangent_type(ty: &syn::Type) -> bool {
             if name == "Vec" {
                 return match &last.arguments {
                     syn::PathArguments::AngleBracketed(a) => a.args.iter().all(|g| match g {
-                        syn::GenericArgument::Type(t) => own_tangent_type(t),
+                        syn::GenericArgument::Type(t) => own_tangent_type(t, type_params),
                         _ => true,
                     }),
                     _ => false,
                 };
             }
-            // floats, a float type parameter (a single uppercase identifier), arrays
+            // floats, a float type parameter, arrays
             p.path.segments.len() == 1
-                && (crate::rules::is_float_type_name(&name)
-                    || (name.len() <= 2 && name.starts_with(|c: char| c.is_ascii_uppercase())))
+                && (crate::rules::is_float_type_name(&name) || type_params.contains(&last.ident))
                 || (name.starts_with("Array") && !name.starts_with("ArrayView"))
         }
         _ => false,
@@ -585,10 +584,9 @@ impl Tangents<'_> {
                     (&&&#rt::forward::Member(&#v, #rt::__autodiff_project!(#b.#member))).tangent()
                 })
             }
-            Rhs::Source(_) => {
-                self.refuse("a read of a captured variable (the implicit mode)");
-                zero
-            }
+            // a captured value or a field of a constant parameter: constant here (a
+            // variable's gradient is the implicit mode's, which has no forward mode)
+            Rhs::Source(_) => zero,
             Rhs::Call { .. } => zero,
             Rhs::Prim(prim, args) => self.prim_tangent(dst, prim, args, maybe_array),
         }

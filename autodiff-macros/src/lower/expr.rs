@@ -32,7 +32,10 @@ impl Lowering<'_> {
             syn::Expr::Macro(_) if crate::sources::marked_place(e).is_some() => {
                 let place = crate::sources::marked_place(e).expect("a marked place");
                 let place = self.renamed(&place);
-                let reference = self.inactive(quote!(&(#place)), e.span());
+                let reference = self.inactive(
+                    quote!(::autodiff::__private::__autodiff_source_handle!(#place)),
+                    e.span(),
+                );
                 let Value::Var(r) = reference else {
                     unreachable!("a variable")
                 };
