@@ -198,6 +198,24 @@ fn a_call_on_a_constant_receiver_reaches_the_trait_method() {
     assert_fd(0.6, gx, |x| mixture(&e, &l, 0.3, x));
 }
 
+/// Forward mode through trait methods reading their receiver's fields (constants there).
+#[test]
+fn forward_mode_reaches_the_trait_method() {
+    let l = Logistic {
+        location: 0.5,
+        scale: 1.2,
+    };
+    let score = |x: f64| ((x - 0.5) / 1.2 / 2.0).tanh() / 1.2;
+    let (value, tangent) = jvp!(nll, params = ["x", "y"])(&l, 0.1, 2.0, 0.7, -0.4);
+    assert_eq!(value.to_bits(), nll(&l, 0.1, 2.0).to_bits());
+    assert_close(tangent, 0.7 * score(0.1) - 0.4 * score(2.0));
+
+    let e = Exp { rate: 1.1 };
+    let (gw, gx) = gradients_function!(mixture, params = ["w", "x"])(&e, &l, 0.3, 0.6);
+    let (_, tangent) = jvp!(mixture, params = ["w", "x"])(&e, &l, 0.3, 0.6, 0.25, 1.5);
+    assert_close(tangent, 0.25 * gw + 1.5 * gx);
+}
+
 // ---------------------------------------------------------------------------------------
 // Generic impls: over the trait's float type, and over the self type's
 // ---------------------------------------------------------------------------------------

@@ -534,8 +534,8 @@ impl cross_rotated {
         __tv1: &[[f64; 2]; 2],
         __tv2: [f64; 3],
     ) -> ([f64; 3], [f64; 3]) {
-        ::core::unreachable!(
-            "forward mode does not take a parameter of nested sequences yet (`m`)"
+        ::core::panic!(
+            "{}", "forward mode does not take a parameter of nested sequences yet (`m`)"
         )
     }
     #[doc(hidden)]
@@ -566,7 +566,8 @@ impl cross_rotated {
         [f64; 3],
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0> {
         move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
-            ::core::unreachable!(
+            ::core::panic!(
+                "{}",
                 "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
@@ -587,7 +588,8 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0| {
-            ::core::unreachable!(
+            ::core::panic!(
+                "{}",
                 "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
@@ -609,7 +611,8 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0, __sel1| {
-            ::core::unreachable!(
+            ::core::panic!(
+                "{}",
                 "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }
@@ -632,7 +635,8 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0, __sel1, __sel2| {
-            ::core::unreachable!(
+            ::core::panic!(
+                "{}",
                 "forward mode does not take a parameter of nested sequences yet (`m`)"
             )
         }

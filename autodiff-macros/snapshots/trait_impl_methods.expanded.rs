@@ -489,11 +489,12 @@ impl Exp {
         clippy::pedantic
     )]
     pub fn __autodiff_pdf_jvp<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 Self,
+        self: &'__autodiff_l0 Self,
         __v1: f64,
         __tv0: impl ::core::marker::Sized,
         __tv1: f64,
     ) -> (f64, f64) {
+        let __v0 = self;
         let __v2 = ::autodiff::__private::__autodiff_source_handle!(__v0.rate);
         let __v3 = {
             #[allow(unused_imports)]
@@ -944,7 +945,15 @@ impl Exp {
         let (__v2, __pb2) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
         let __v3 = __v2.ln();
         let __v4 = __v0.base;
-        let (__v5, __pb5) = (__v4).__autodiff_ln_pdf_vjp_into(__v1);
+        let (__v5, __pb5) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::methods::Gate as _;
+            (__v4)
+                .__autodiff_gate::<
+                    { ::autodiff::__private::methods::method_id("ln_pdf") },
+                >()
+                .__autodiff_ln_pdf_vjp_into(__v1)
+        };
         let __v6 = __v3 + __v5;
         (
             __v6,
@@ -1008,7 +1017,15 @@ impl Exp {
         let (__v2, __pb2) = Self::__autodiff_pdf_vjp_reborrow(__v0, __v1);
         let __v3 = __v2.ln();
         let __v4 = __v0.base;
-        let (__v5, __pb5) = (__v4).__autodiff_ln_pdf_vjp_into(__v1);
+        let (__v5, __pb5) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::methods::Gate as _;
+            (__v4)
+                .__autodiff_gate::<
+                    { ::autodiff::__private::methods::method_id("ln_pdf") },
+                >()
+                .__autodiff_ln_pdf_vjp_into(__v1)
+        };
         let __v6 = __v3 + __v5;
         (
             __v6,
@@ -1264,17 +1281,10 @@ impl Exp {
         depth: u32,
     ) -> ::core::option::Option<&'static str> {
         if depth == 0 {
-            return ::core::option::Option::Some(
-                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
-            );
+            return ::core::option::Option::None;
         }
         ::autodiff::__private::forward::first_reason(
-            &[
-                ::core::option::Option::Some(
-                    "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)",
-                ),
-                Self::__autodiff_pdf_forward_at(depth - 1),
-            ],
+            &[::core::option::Option::None, Self::__autodiff_pdf_forward_at(depth - 1)],
         )
     }
     #[doc(hidden)]
@@ -1292,14 +1302,56 @@ impl Exp {
         clippy::pedantic
     )]
     pub fn __autodiff_ln_pdf_jvp<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 Self,
+        self: &'__autodiff_l0 Self,
         __v1: f64,
         __tv0: impl ::core::marker::Sized,
         __tv1: f64,
     ) -> (f64, f64) {
-        ::core::unreachable!(
-            "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
-        )
+        let __v0 = self;
+        let (__v2, __tv2) = Self::__autodiff_pdf_jvp(
+            __v0,
+            __v1,
+            ::autodiff::__private::forward::lend(
+                &{
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::forward::{
+                        ArgZero as _, NoZero as _, ScalarZero as _,
+                    };
+                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                },
+            ),
+            __tv1,
+        );
+        let __v3 = __v2.ln();
+        let __tv3 = (::autodiff::__private::ops::ln_d0(&__v2, &__tv2));
+        let __v4 = __v0.base;
+        let (__v5, __tv5) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::methods::Gate as _;
+            (__v4)
+                .__autodiff_gate::<
+                    { ::autodiff::__private::methods::method_id("ln_pdf") },
+                >()
+                .__autodiff_ln_pdf_jvp(
+                    __v1,
+                    ::autodiff::__private::forward::lend(
+                        &{
+                            #[allow(unused_imports)]
+                            use ::autodiff::__private::forward::{
+                                ArgZero as _, NoZero as _, ScalarZero as _,
+                            };
+                            (&&&::autodiff::__private::forward::Probe(&__v4)).zero()
+                        },
+                    ),
+                    __tv1,
+                )
+        };
+        let __v6 = __v3 + __v5;
+        let __tv6 = (::autodiff::__private::ops::add_d0(&__tv3)
+            + ::autodiff::__private::ops::add_d1(&__tv5));
+        let __y: f64 = __v6;
+        let __ty: f64 = __tv6;
+        (__y, __ty)
     }
     #[doc(hidden)]
     #[inline]
@@ -1324,9 +1376,9 @@ impl Exp {
             f64,
         ) as ::autodiff::__private::forward::Slots>::Opts,
     ) -> (f64, f64) {
-        ::core::unreachable!(
-            "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
-        )
+        let __tv0 = ::autodiff::__private::NoTangent;
+        let __tv1: f64 = __o.1.unwrap_or(0.0);
+        Self::__autodiff_ln_pdf_jvp(__v0, __v1, __tv0, __tv1)
     }
     #[doc(hidden)]
     #[inline]
@@ -1348,8 +1400,10 @@ impl Exp {
         f64,
     ) -> (f64, f64) + use<'__autodiff_l0> {
         move |__v0, __v1, __tv1| {
-            ::core::unreachable!(
-                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
+            Self::__autodiff_ln_pdf_jvp_opts(
+                __v0,
+                __v1,
+                (::core::option::Option::None, ::core::option::Option::Some(__tv1)),
             )
         }
     }
@@ -1380,9 +1434,7 @@ impl Exp {
         >,
     {
         move |__v0, __v1, __sel0| {
-            ::core::unreachable!(
-                "`ln_pdf` cannot be differentiated in forward mode yet: a call of a method of an annotated `impl` (`dist.pdf(x)`)"
-            )
+            Self::__autodiff_ln_pdf_jvp_opts(__v0, __v1, __S::scatter(__sel0))
         }
     }
     #[doc(hidden)]
@@ -1606,5 +1658,47 @@ impl Exp {
                 },
             )
         }
+    }
+}
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+impl ::autodiff::__private::methods::Annotated<
+    { ::autodiff::__private::methods::method_id("pdf") },
+> for Exp {
+    type Target = Self;
+    #[inline(always)]
+    fn target(&self) -> &Self {
+        self
+    }
+}
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    non_camel_case_types,
+    unused_mut,
+    unused_variables,
+    unused_parens,
+    unused_assignments,
+    clippy::all,
+    clippy::pedantic
+)]
+impl ::autodiff::__private::methods::Annotated<
+    { ::autodiff::__private::methods::method_id("ln_pdf") },
+> for Exp {
+    type Target = Self;
+    #[inline(always)]
+    fn target(&self) -> &Self {
+        self
     }
 }

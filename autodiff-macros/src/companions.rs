@@ -5,6 +5,7 @@
 use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
+use syn::ext::IdentExt;
 
 /// The runtime, as generated code names it: the facade's hidden re-export, never a path
 /// the user must import. Its tokens are made where it is interpolated (`#rt`), not where
@@ -219,6 +220,13 @@ pub fn selecting(sig: &Signature, outer: &[TokenStream], result: bool) -> Select
 
 /// Whether `func` is the marker path of a method-form call (`dist.pdf(x)`, see
 /// [`method_form`]).
+/// The number naming `method` for [`call`]'s gate and the `impl`'s `Annotated` (the
+/// runtime computes it from the name, at both ends alike).
+pub(crate) fn method_id(method: &syn::Ident) -> TokenStream {
+    let name = method.unraw().to_string();
+    quote!({ ::autodiff::__private::methods::method_id(#name) })
+}
+
 pub fn is_method_form(func: &syn::ExprPath) -> bool {
     let segments = &func.path.segments;
     func.qself.is_none() && segments.len() == 2 && segments[0].ident == METHOD_FORM
@@ -244,7 +252,17 @@ pub fn call(
         let (recv, rest) = args
             .split_first()
             .expect("a method-form call has a receiver");
-        return quote::quote_spanned!(span=> (#recv).#method #turbofish(#(#rest),*));
+        if what.is_none() {
+            return quote::quote_spanned!(span=> (#recv).#method #turbofish(#(#rest),*));
+        }
+        // through the gate (`runtime::methods`): a method of an `impl` without the
+        // attribute is one error at the call, saying so, however many sweeps call it
+        let id = method_id(&last.ident);
+        return quote::quote_spanned! {span=> {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::methods::Gate as _;
+            (#recv).__autodiff_gate::<#id>().#method #turbofish(#(#rest),*)
+        }};
     }
     match what {
         Some(what) => {

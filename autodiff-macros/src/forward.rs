@@ -213,7 +213,9 @@ pub fn companions(
             })
     });
     let body = match &reason {
-        Some(r) => quote!(::core::unreachable!(#r)),
+        // (reached by a caller's tangent sweep only through a method call, whose callee's
+        // reasons no constant collects: `jvp!` refuses the rest where it is written)
+        Some(r) => quote!(::core::panic!("{}", #r)),
         None => body,
     };
     let own = match &reason {
@@ -241,6 +243,23 @@ pub fn companions(
             }
             v
         });
+
+    // A method's `__jvp` takes its receiver as `self`, as its reverse companions do, so that
+    // a caller's tangent sweep reaches it by `recv.__autodiff_m_jvp(…)`.
+    let receiver = sig.is_method && sig.params.first().is_some_and(|p| p.name == "self");
+    let decls: Vec<TokenStream> = (vars.iter().zip(&tys_named).enumerate())
+        .map(|(i, (v, t))| match receiver && i == 0 {
+            true => quote!(self: #t),
+            false => quote!(#v: #t),
+        })
+        .collect();
+    let bind_receiver = match receiver {
+        true => {
+            let v = &vars[0];
+            quote!(let #v = self;)
+        }
+        false => quote!(),
+    };
 
     // The closures users get: arguments, then tangents; zeros for the others.
     let diff: Vec<usize> = sig.differentiable_positions();
@@ -360,7 +379,9 @@ pub fn companions(
         }
     });
     let fill_all = match &reason {
-        Some(r) => quote!(::core::unreachable!(#r)),
+        // (reached by a caller's tangent sweep only through a method call, whose callee's
+        // reasons no constant collects: `jvp!` refuses the rest where it is written)
+        Some(r) => quote!(::core::panic!("{}", #r)),
         None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* (#(#all_opts,)*))),
     };
     let mut items = quote! {
@@ -384,10 +405,11 @@ pub fn companions(
         #[doc(hidden)]
         #[inline]
         #allow
-        #vis fn #jvp #gen_named (#(#vars: #tys_named,)* #(#tvars: #jvp_ttys),*)
+        #vis fn #jvp #gen_named (#(#decls,)* #(#tvars: #jvp_ttys),*)
             -> (#output, #output_tangent)
             #where_named
         {
+            #bind_receiver
             #body
         }
 
@@ -429,7 +451,9 @@ pub fn companions(
             .map(|j| format_ident!("__sel{}", j, span = Span::mixed_site()))
             .collect();
         let fill = match &reason {
-            Some(r) => quote!(::core::unreachable!(#r)),
+            // (reached by a caller's tangent sweep only through a method call, whose callee's
+            // reasons no constant collects: `jvp!` refuses the rest where it is written)
+            Some(r) => quote!(::core::panic!("{}", #r)),
             None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* __S::scatter(#(#sel),*))),
         };
         items.extend(quote! {

@@ -54,6 +54,8 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         place,
     };
     let mut companions = TokenStream::new();
+    // the methods with a receiver reached through the gate of calls in method form
+    let mut gated: Vec<TokenStream> = Vec::new();
     for item in &mut block.items {
         let syn::ImplItem::Fn(method) = item else {
             continue;
@@ -105,6 +107,9 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             }) => {
                 method.block = *func.block;
                 companions.extend(c);
+                if original_sig.receiver().is_some() {
+                    gated.push(crate::companions::method_id(&original_sig.ident));
+                }
             }
             Err(e) => errors.extend(e),
         }
@@ -125,6 +130,19 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         impl #impl_generics #self_ty #where_clause {
             #companions
         }
+
+        #(
+            #allow
+            impl #impl_generics ::autodiff::__private::methods::Annotated<#gated>
+                for #self_ty #where_clause
+            {
+                type Target = Self;
+                #[inline(always)]
+                fn target(&self) -> &Self {
+                    self
+                }
+            }
+        )*
     }
 }
 

@@ -30,6 +30,8 @@ pub mod forward;
 pub mod implicit;
 #[doc(hidden)]
 pub mod jacobian;
+#[doc(hidden)]
+pub mod methods;
 #[cfg(feature = "nalgebra")]
 mod nalgebra_support;
 pub mod ops;

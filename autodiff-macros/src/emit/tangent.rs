@@ -209,8 +209,7 @@ pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> b
         || ["Array", "Matrix", "Vector", "RowVector"]
             .iter()
             .any(|prefix| name.starts_with(prefix))
-        || NOT_STRUCTS.contains(&name.as_str())
-        || name == "Self";
+        || NOT_STRUCTS.contains(&name.as_str());
     p.qself.is_none() && !generic && !known
 }
 
@@ -389,10 +388,6 @@ impl Tangents<'_> {
         span: Span,
     ) {
         let rt = rt();
-        if crate::companions::is_method_form(func) {
-            self.refuse("a call of a method of an annotated `impl` (`dist.pdf(x)`)");
-            return;
-        }
         // Ranges of one buffer lent to one call (`f(a, b)` of `split_at_mut`'s halves) are
         // split from the buffer before the call; their tangents are split from its tangent
         // the same way.
@@ -483,11 +478,18 @@ impl Tangents<'_> {
                 }
             });
         }
-        let a = args.iter().map(Operand::tokens);
-        let jvp = companion_path(func, "jvp");
         let (v, tv) = (dst.ident(), tangent_var(dst));
         let span = if self.plain { Span::call_site() } else { span };
-        out.extend(quote::quote_spanned!(span=> let (#v, #tv) = #jvp(#(#a,)* #(#tangents),*);));
+        let mut a: Vec<TokenStream> = args.iter().map(Operand::tokens).collect();
+        a.extend(tangents);
+        let call = crate::companions::call(func, Some("jvp"), &a, span);
+        out.extend(quote::quote_spanned!(span=> let (#v, #tv) = #call;));
+        // (a method's own reasons are out of reach of the constant that collects the
+        // callees': its receiver's type is known only to the compiler, and its `__jvp`
+        // panics with its reason if it has one)
+        if crate::companions::is_method_form(func) {
+            return;
+        }
         // (a function declared inside the body is out of reach of the constant that
         // collects the callees' reasons)
         let local = self.body.items.iter().any(|item| match item {
