@@ -576,3 +576,75 @@ fn a_variable_holding_a_vector_in_the_implicit_mode() {
     autodiff::optim::Sgd::new(0.1).apply_gradients(&grads);
     close(&w.get(), &(before - g * 0.1));
 }
+
+// ----- forward mode ---------------------------------------------------------------------
+
+/// `⟨g, v⟩` of a gradient and a tangent of the same shape.
+fn inner<R: Dim, C: Dim>(g: &OMatrix<f64, R, C>, v: &OMatrix<f64, R, C>) -> f64
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    g.dot(v)
+}
+
+/// `jvp!` of matrix and vector parameters (their tangents have their types): against
+/// ⟨∇f, v⟩ from the reverse gradient, on the functions above.
+#[test]
+fn forward_mode_of_matrices_and_vectors() {
+    let along = |tangent: f64, expected: f64| {
+        assert!(
+            (tangent - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+            "{tangent} vs {expected}"
+        );
+    };
+    cases(21, |rng| {
+        let (a, b, w, u) = (vec3(rng), vec3(rng), vec3(rng), vec3(rng));
+        let (ta, tb) = (vec3(rng), vec3(rng));
+        let (ga, gb) = gradients_function!(sum_and_difference, params = ["a", "b"])(&a, &b, &w, &u);
+        let (value, t) = jvp!(sum_and_difference)(&a, &b, &w, &u, &ta, &tb);
+        assert_eq!(
+            value.to_bits(),
+            sum_and_difference(&a, &b, &w, &u).to_bits()
+        );
+        along(t, inner(&ga, &ta) + inner(&gb, &tb));
+
+        let (m, n) = (dmat(rng, 2, 3), dmat(rng, 2, 3));
+        let (tm, tn) = (dmat(rng, 2, 3), dmat(rng, 2, 3));
+        let (ga, gb, gm, gn) = gradients_function!(dots)(&a, &b, &m, &n);
+        let (_, t) = jvp!(dots)(&a, &b, &m, &n, &ta, &tb, &tm, &tn);
+        along(
+            t,
+            inner(&ga, &ta) + inner(&gb, &tb) + inner(&gm, &tm) + inner(&gn, &tn),
+        );
+
+        let (ga, gb) = gradients_function!(crossed)(&a, &b, &w);
+        let (_, t) = jvp!(crossed)(&a, &b, &w, &ta, &tb);
+        along(t, inner(&ga, &ta) + inner(&gb, &tb));
+
+        let (m3, tm3) = (mat::<3, 3>(rng), mat::<3, 3>(rng));
+        let (gm, gv) = gradients_function!(matrix_vector)(&m3, &a, &w);
+        let (_, t) = jvp!(matrix_vector)(&m3, &a, &w, &tm3, &ta);
+        along(t, inner(&gm, &tm3) + inner(&gv, &ta));
+
+        let (dm, dv, dw) = (dmat(rng, 3, 4), dvec(rng, 4), dvec(rng, 3));
+        let (tdm, tdv) = (dmat(rng, 3, 4), dvec(rng, 4));
+        let (gm, gv) = gradients_function!(dynamic_product)(&dm, &dv, &dw);
+        let (_, t) = jvp!(dynamic_product)(&dm, &dv, &dw, &tdm, &tdv);
+        along(t, inner(&gm, &tdm) + inner(&gv, &tdv));
+
+        let mut v = vec3(rng);
+        if v.norm() < 0.5 {
+            v += Vector3::new(1.0, 1.0, 1.0);
+        }
+        let d = dvec(rng, 4) + DVector::from_element(4, 2.5);
+        let td = dvec(rng, 4);
+        let (gv, gd) = gradients_function!(norms)(&v, &d, &w);
+        let (_, t) = jvp!(norms)(&v, &d, &w, &ta, &td);
+        along(t, inner(&gv, &ta) + inner(&gd, &td));
+
+        let (s, dd) = (0.7, 1.9);
+        let (gs, gv, gd) = gradients_function!(scaled)(s, &a, dd, &w);
+        let (_, t) = jvp!(scaled)(s, &a, dd, &w, 0.3, &ta, -0.4);
+        along(t, gs * 0.3 + inner(&gv, &ta) - 0.4 * gd);
+    });
+}

@@ -746,6 +746,11 @@ pub fn output_tangent_type(ty: &syn::Type) -> syn::Type {
                     }
                 }
             }
+            // nalgebra's points (a vector's tangent) and unit quaternions (a quaternion)
+            let name = last.ident.to_string();
+            if name.starts_with("Point") || name == "OPoint" || name.starts_with("Unit") {
+                return syn::parse_quote!(<#ty as ::autodiff::__private::Differentiable>::Tangent);
+            }
         }
     }
     ty.clone()

@@ -86,6 +86,7 @@ impl<T: Real> FloatValue for T {}
 impl<T: Real> FloatValue for [T] {}
 impl<T: Real> FloatValue for Vec<T> {}
 impl<T: Real, const N: usize> FloatValue for [T; N] {}
+impl<T: Real, const M: usize, const N: usize> FloatValue for [[T; M]; N] {}
 impl<A: Real, S: ndarray::Data<Elem = A>, D: Dimension> FloatValue for ArrayBase<S, D> {}
 
 impl<T: FloatValue + ?Sized> ArgTangent for &T {
@@ -106,6 +107,14 @@ impl<T: Real, const N: usize> ArgTangent for [T; N] {
     type Zero = [T; N];
     fn zero_arg(&self) -> [T; N] {
         [T::zero(); N]
+    }
+}
+
+/// (An array of arrays, `[[f64; 3]; 3]`: a zero of its shape.)
+impl<T: Real, const M: usize, const N: usize> ArgTangent for [[T; M]; N] {
+    type Zero = [[T; M]; N];
+    fn zero_arg(&self) -> [[T; M]; N] {
+        [[T::zero(); M]; N]
     }
 }
 
@@ -183,6 +192,13 @@ impl<T: Clone> Lend for Vec<T> {
 impl<T: Real, const N: usize> Lend for [T; N] {
     type Out<'a> = [T; N];
     fn lend(&self) -> [T; N] {
+        *self
+    }
+}
+
+impl<T: Real, const M: usize, const N: usize> Lend for [[T; M]; N] {
+    type Out<'a> = [[T; M]; N];
+    fn lend(&self) -> [[T; M]; N] {
         *self
     }
 }

@@ -881,3 +881,35 @@ macro_rules! parameters {
     )*};
 }
 parameters!(f32, f64);
+
+/// A matrix or vector is a value made of floats (forward mode lends a reference to one a
+/// zero of its own).
+impl<T, R, C, S> crate::forward::FloatValue for Matrix<T, R, C, S>
+where
+    T: Real + Scalar,
+    R: Dim,
+    C: Dim,
+    S: RawStorage<T, R, C>,
+    DefaultAllocator: Allocator<R, C>,
+{
+}
+
+/// A matrix or vector taken by value is lent a zero matrix of its shape.
+///
+/// ```
+/// use autodiff_runtime::forward::ArgTangent;
+/// let m = nalgebra::Matrix2x3::<f64>::repeat(1.5);
+/// assert_eq!(m.zero_arg().0, nalgebra::Matrix2x3::zeros());
+/// ```
+impl<T, R, C> crate::forward::ArgTangent for OMatrix<T, R, C>
+where
+    T: Real + Scalar,
+    R: Dim,
+    C: Dim,
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Zero = crate::forward::Owned<OMatrix<T, R, C>>;
+    fn zero_arg(&self) -> Self::Zero {
+        crate::forward::Owned(self.zero_tangent())
+    }
+}

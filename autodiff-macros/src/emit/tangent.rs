@@ -241,13 +241,47 @@ fn own_tangent_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
                     _ => false,
                 };
             }
-            // floats, a float type parameter, arrays
+            // floats, a float type parameter, ndarray's arrays, nalgebra's matrices and
+            // vectors (a point's tangent is a vector, a unit quaternion's a quaternion)
             p.path.segments.len() == 1
                 && (crate::rules::is_float_type_name(&name) || type_params.contains(&last.ident))
                 || (name.starts_with("Array") && !name.starts_with("ArrayView"))
+                || (nalgebra_matrix(&name) && of_float(&last.arguments))
         }
         _ => false,
     }
+}
+
+/// Whether a type's arguments name `f32` or `f64` (`Vector3<f64>`, `SMatrix<f32, 2, 3>`):
+/// nalgebra's types of a concrete float, not an alias of the same name over a type
+/// parameter (`type Matrix3<T> = [[T; 3]; 3]`, as vecmath writes them).
+fn of_float(arguments: &syn::PathArguments) -> bool {
+    let syn::PathArguments::AngleBracketed(a) = arguments else {
+        return false;
+    };
+    a.args.iter().any(|g| {
+        matches!(g, syn::GenericArgument::Type(syn::Type::Path(p))
+            if p.path.get_ident().is_some_and(|i| i == "f32" || i == "f64"))
+    })
+}
+
+/// nalgebra's matrix and vector types (their own tangents): `Matrix3`, `Vector3`,
+/// `RowVector2`, `DMatrix`, `SVector`, `OMatrix`, … — not views (`MatrixView…`).
+fn nalgebra_matrix(name: &str) -> bool {
+    let base = ["Matrix", "Vector", "RowVector"]
+        .iter()
+        .any(|p| name.starts_with(p) && !name.contains("View"));
+    base || [
+        "SMatrix",
+        "DMatrix",
+        "SVector",
+        "DVector",
+        "OMatrix",
+        "OVector",
+        "RowSVector",
+        "RowDVector",
+    ]
+    .contains(&name)
 }
 
 impl Tangents<'_> {
@@ -786,6 +820,16 @@ impl Tangents<'_> {
                 let f = format_ident!("{}_d0", rule.name);
                 let (x, rule_fn, t0) = (&a[0], &a[2], t(0));
                 quote!(#ts::#f(&#x, &#y, &#rule_fn, &#t0))
+            }
+            // the norms: `⟨x, t⟩ / y`, `2 ⟨x, t⟩`; `normalize`'s Jacobian is symmetric, its
+            // tangent the rule its gradient has
+            (Prim::Tensor { .. }, "norm" | "norm_squared" | "normalize") if active == [0] => {
+                let (x, t0) = (&a[0], t(0));
+                match rule.name {
+                    "norm" => quote!(#ts::norm_t(&#x, &#y, &#t0)),
+                    "norm_squared" => quote!(#ts::norm_squared_t(&#x, &#t0)),
+                    _ => quote!(#ts::normalize_d0(&#x, &#y, &#t0)),
+                }
             }
             (Prim::Tensor { fwd_args, .. }, name) if linear(name) => {
                 // a linear operation of its first operand: the same operation of its tangent

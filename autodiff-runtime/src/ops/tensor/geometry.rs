@@ -143,6 +143,55 @@ where
     a.cot_from(Array::from_shape_vec(shape, d).expect("autodiff: `normalize` keeps the shape"))
 }
 
+/// `⟨a, b⟩` over all the elements, in the logical order of their shapes.
+fn inner<A, B>(a: &A, b: &B) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    B: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let (a, b) = (a.view_tensor(), b.view_tensor());
+    a.iter()
+        .zip(b.iter())
+        .fold(A::Elem::zero(), |s, (&x, &t)| s + x * t)
+}
+
+/// `y = x.norm()`: the tangent of `y` along `t`, `⟨x, t⟩ / y`; at `x = 0` zero (as the
+/// gradient is).
+///
+/// ```
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::norm_t(&array![3.0_f64, 4.0], &5.0, &array![1.0, 0.5]), 1.0);
+/// ```
+#[inline]
+pub fn norm_t<A, T>(a: &A, y: &A::Elem, t: &T) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    T: Tensor<Elem = A::Elem> + ?Sized,
+{
+    if *y == A::Elem::zero() {
+        return A::Elem::zero();
+    }
+    inner(a, t) / *y
+}
+
+/// `y = x.norm_squared()`: the tangent of `y` along `t`, `2 ⟨x, t⟩`.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::norm_squared_t(&array![3.0_f64, 4.0], &array![1.0, 0.5]), 10.0);
+/// ```
+#[inline]
+pub fn norm_squared_t<A, T>(a: &A, t: &T) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    T: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let s = inner(a, t);
+    s + s
+}
+
 /// A value with a transpose of its own type (nalgebra's matrices: `SMatrix<T, R, C>`
 /// becomes `SMatrix<T, C, R>`). The trait is sealed.
 ///
