@@ -284,6 +284,18 @@ fn reshapes_broadcasts_new_axes_statistics_and_in_place_maps() {
     let (gx, gm) = gradients_function!(shapes_and_statistics)(&x, &m);
     assert_close("x", &gx, &fd(&x, |x| shapes_and_statistics(x, &m)));
     assert_close("m", &gm, &fd(&m, |m| shapes_and_statistics(&x, m)));
+    // forward mode (`var`, `std`, `product` among the rest): ⟨∇f, t⟩
+    let (tx, tm) = (
+        array![0.5, 1.2, -0.4, 0.9],
+        array![[0.3, 0.1], [-0.7, 0.2], [0.4, -0.5]],
+    );
+    let (value, t) = jvp!(shapes_and_statistics)(&x, &m, &tx, &tm);
+    assert_eq!(value.to_bits(), shapes_and_statistics(&x, &m).to_bits());
+    let along = (&gx * &tx).sum() + (&gm * &tm).sum();
+    assert!(
+        (t - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{t} vs {along}"
+    );
 }
 
 #[differentiable]

@@ -165,6 +165,12 @@ macro_rules! functions {
                 let all = x.sum() + x.mean().unwrap() * 2.0;
                 &rows * all + cols.sum()
             }
+            /// reductions to a scalar whose tangent is not the reduction of the tangent
+            #[differentiable]
+            pub fn statistics(x: &Array1<$t>) -> Array1<$t> {
+                let s = x.product() + x.var(1.0) * 2.0 + x.std(0.0);
+                x * s
+            }
             #[differentiable]
             pub fn products(
                 a: &Array2<$t>,
@@ -371,6 +377,14 @@ fn reductions_products_and_shape_operations() {
             &fd,
             F32_TOL,
         );
+
+        let n = 2 + rng.below(4);
+        let (x, tx) = (vector(&mut rng, n), vector(&mut rng, n));
+        let fd = along(|h| flat(&f64s::statistics(&(&x + &(&tx * h)))));
+        let (_, t) = jvp!(f64s::statistics)(&x, &tx);
+        assert_close(&format!("statistics f64 ({n})"), &flat(&t), &fd, F64_TOL);
+        let (_, t) = jvp!(f32s::statistics)(&x.mapv(|v| v as f32), &tx.mapv(|v| v as f32));
+        assert_close(&format!("statistics f32 ({n})"), &flat32(&t), &fd, F32_TOL);
 
         let (a, ta) = (matrix(&mut rng, 2, 3), matrix(&mut rng, 2, 3));
         let (b, tb) = (matrix(&mut rng, 3, 2), matrix(&mut rng, 3, 2));

@@ -823,11 +823,24 @@ impl Tangents<'_> {
             }
             // the norms: `⟨x, t⟩ / y`, `2 ⟨x, t⟩`; `normalize`'s Jacobian is symmetric, its
             // tangent the rule its gradient has
-            (Prim::Tensor { .. }, "norm" | "norm_squared" | "normalize") if active == [0] => {
+            // and the reductions to a scalar whose tangent is not linear in the operand's
+            (
+                Prim::Tensor { .. },
+                "norm" | "norm_squared" | "normalize" | "product" | "var" | "std",
+            ) if active == [0] => {
                 let (x, t0) = (&a[0], t(0));
                 match rule.name {
                     "norm" => quote!(#ts::norm_t(&#x, &#y, &#t0)),
                     "norm_squared" => quote!(#ts::norm_squared_t(&#x, &#t0)),
+                    "product" => quote!(#ts::product_t(&#x, &#t0)),
+                    "var" => {
+                        let ddof = &a[1];
+                        quote!(#ts::var_t(&#x, &#ddof, &#t0))
+                    }
+                    "std" => {
+                        let ddof = &a[1];
+                        quote!(#ts::std_t(&#x, &#ddof, &#y, &#t0))
+                    }
                     _ => quote!(#ts::normalize_d0(&#x, &#y, &#t0)),
                 }
             }

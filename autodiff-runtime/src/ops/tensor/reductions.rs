@@ -185,6 +185,29 @@ pub fn product_d0<A: Tensor + ?Sized>(a: &A, dy: &A::Elem) -> A::Cotangent {
     a.cot_from(Array::from_shape_vec(v.raw_dim(), g).expect("autodiff: the operand's shape"))
 }
 
+/// `y = x.product()`: the tangent of `y` along `t`, `Σᵢ tᵢ Πⱼ≠ᵢ xⱼ` (one forward pass of
+/// the product and its tangent, so zeros are handled exactly, as the gradient does).
+///
+/// ```
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::product_t(&array![2.0_f64, 0.0, 5.0], &array![1.0, 1.0, 1.0]), 10.0);
+/// ```
+pub fn product_t<A, T>(a: &A, t: &T) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    T: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let one = <A::Elem as num_traits::One>::one();
+    let (p, dp) = (a.view_tensor().iter())
+        .zip(t.view_tensor().iter())
+        .fold((one, one - one), |(p, dp), (&x, &dx)| {
+            (p * x, dp * x + p * dx)
+        });
+    let _ = p;
+    dp
+}
+
 /// `x.var(ddof)`: the variance of every element, with `ddof` degrees of freedom removed.
 ///
 /// ```
@@ -217,6 +240,45 @@ pub fn var_d0<A: Tensor + ?Sized>(a: &A, ddof: &A::Elem, dy: &A::Elem) -> A::Cot
     let mean = v.sum() / n;
     let k = (*dy + *dy) / (n - *ddof);
     a.cot_from(v.mapv(|x| (x - mean) * k))
+}
+
+/// `y = x.var(ddof)`: the tangent of `y` along `t`, `2 Σᵢ (xᵢ − mean) tᵢ / (n − ddof)`.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::var_t(&array![1.0_f64, 3.0], &0.0, &array![0.5, 2.0]), 1.5);
+/// ```
+pub fn var_t<A, T>(a: &A, ddof: &A::Elem, t: &T) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    T: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let v = a.view_tensor();
+    let n = A::Elem::from_f64_rounded(v.len() as f64);
+    let mean = v.sum() / n;
+    let s = (v.iter())
+        .zip(t.view_tensor().iter())
+        .fold(<A::Elem as num_traits::Zero>::zero(), |s, (&x, &dx)| {
+            s + (x - mean) * dx
+        });
+    (s + s) / (n - *ddof)
+}
+
+/// `y = x.std(ddof)`: the tangent of `y` along `t`, `var`'s divided by `2y`.
+///
+/// ```
+/// use autodiff_runtime::ops::tensor;
+/// use ndarray::array;
+/// assert_eq!(tensor::std_t(&array![1.0_f64, 3.0], &0.0, &1.0, &array![0.5, 2.0]), 0.75);
+/// ```
+pub fn std_t<A, T>(a: &A, ddof: &A::Elem, y: &A::Elem, t: &T) -> A::Elem
+where
+    A: Tensor + ?Sized,
+    T: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let two = A::Elem::from_f64_rounded(2.0);
+    var_t(a, ddof, t) / (two * *y)
 }
 
 /// `x.std(ddof)`: the standard deviation of every element.
