@@ -198,13 +198,13 @@ where
     A: Tensor + ?Sized,
     T: Tensor<Elem = A::Elem> + ?Sized,
 {
-    let one = <A::Elem as num_traits::One>::one();
-    let (p, dp) = (a.view_tensor().iter())
+    let (one, zero) = (
+        <A::Elem as num_traits::One>::one(),
+        <A::Elem as num_traits::Zero>::zero(),
+    );
+    let (_, dp) = (a.view_tensor().iter())
         .zip(t.view_tensor().iter())
-        .fold((one, one - one), |(p, dp), (&x, &dx)| {
-            (p * x, dp * x + p * dx)
-        });
-    let _ = p;
+        .fold((one, zero), |(p, dp), (&x, &dx)| (p * x, dp * x + p * dx));
     dp
 }
 
