@@ -314,6 +314,25 @@ fn concatenate_and_stack() {
     assert_close("a", &ga, &fd(&a, |a| joined(a, &b, &v)));
     assert_close("b", &gb, &fd(&b, |b| joined(&a, b, &v)));
     assert_close("v", &gv, &fd(&v, |v| joined(&a, &b, v)));
+    // forward mode: the join of the parts' tangents, ⟨∇f, t⟩; and with `b` constant
+    let (ta, tb, tv) = (
+        array![[0.2, -0.6], [0.9, 0.1], [-0.3, 0.4]],
+        array![[1.5, 0.5]],
+        array![-0.8, 0.3],
+    );
+    let (value, t) = jvp!(joined)(&a, &b, &v, &ta, &tb, &tv);
+    assert_eq!(value.to_bits(), joined(&a, &b, &v).to_bits());
+    let along = (&ga * &ta).sum() + (&gb * &tb).sum() + (&gv * &tv).sum();
+    assert!(
+        (t - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{t} vs {along}"
+    );
+    let (_, t) = jvp!(joined, params = ["a", "v"])(&a, &b, &v, &ta, &tv);
+    let along = (&ga * &ta).sum() + (&gv * &tv).sum();
+    assert!(
+        (t - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{t} vs {along}"
+    );
 }
 
 #[differentiable]

@@ -844,6 +844,22 @@ impl Tangents<'_> {
                     _ => quote!(#ts::normalize_d0(&#x, &#y, &#t0)),
                 }
             }
+            // joins are linear in their parts: the join of the parts' tangents (a constant
+            // part's a zero of its shape)
+            (Prim::Tensor { .. }, "concatenate" | "stack") => {
+                let axis = &a[0];
+                let parts: Vec<TokenStream> = (1..args.len())
+                    .map(|k| match active.contains(&k) {
+                        true => t(k),
+                        false => {
+                            let x = &a[k];
+                            quote!(#ts::zeros_like(&#x))
+                        }
+                    })
+                    .collect();
+                let f = format_ident!("{}", rule.name);
+                quote!(#ts::#f(&#axis, &[#(#ts::view(&#parts)),*]))
+            }
             (Prim::Tensor { fwd_args, .. }, name) if linear(name) => {
                 // a linear operation of its first operand: the same operation of its tangent
                 let t0 = t(0);
