@@ -449,3 +449,53 @@ fn regression_float_literals_beside_f32_arrays() {
         );
     }
 }
+
+// ----- views handed to helpers ----------------------------------------------------------
+
+/// A helper taking a view, as ndarray code writes one.
+#[differentiable]
+fn weighted_view(x: ArrayView1<f64>, k: f64) -> f64 {
+    x.sum() * k + x[0] * x[1]
+}
+
+/// A view of a parameter handed to it (`x.view()`), and each row of a matrix in a loop
+/// whose bound is a query (`0..m.nrows()`).
+#[differentiable]
+fn through_view(x: &Array1<f64>) -> f64 {
+    weighted_view(x.view(), 2.0)
+}
+
+#[differentiable]
+fn through_rows(m: &Array2<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.nrows() {
+        s += weighted_view(m.row(i), 0.5) * (i + 1) as f64;
+    }
+    s
+}
+
+/// Both, one level further down (their derivatives then hand the views again).
+#[differentiable]
+fn through_both(m: &Array2<f64>, x: &Array1<f64>) -> f64 {
+    through_rows(m) * through_view(x)
+}
+
+#[test]
+fn views_of_parameters_handed_to_helpers() {
+    let x = array![1.0, 2.0, -0.5];
+    let m = array![[1.0, 2.0, 0.3], [3.0, -4.0, 0.7]];
+    let g = gradients_function!(through_view)(&x);
+    // by hand: ∂/∂x = 2 + (x₁, x₀, 0)
+    assert_close("x", &g, &array![2.0 + 2.0, 2.0 + 1.0, 2.0]);
+    assert_close("x by differences", &g, &fd(&x, through_view));
+    let gm = gradients_function!(through_rows)(&m);
+    let hand = array![
+        [1.0 * (0.5 + 2.0), 1.0 * (0.5 + 1.0), 0.5],
+        [2.0 * (0.5 - 4.0), 2.0 * (0.5 + 3.0), 1.0]
+    ];
+    assert_close("m", &gm, &hand);
+    assert_close("m by differences", &gm, &fd(&m, through_rows));
+    let (a, b) = gradients_function!(through_both)(&m, &x);
+    assert_close("m, nested", &a, &(&gm * through_view(&x)));
+    assert_close("x, nested", &b, &(&g * through_rows(&m)));
+}

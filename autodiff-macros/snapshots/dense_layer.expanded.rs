@@ -148,7 +148,7 @@ impl dense {
                 <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
             ) + use<>,
     ) {
-        let __v3 = ::autodiff::__private::ops::tensor::dot(&__v0, &__v1);
+        let __v3 = ::autodiff::__private::ops::tensor::dot(__v0, __v1);
         let __v4 = ::autodiff::__private::ops::tensor::add(&__v3, &__v2);
         let __v5 = ::autodiff::__private::ops::tensor::mapv(&__v4, &(f64::tanh));
         let __v6 = ::autodiff::__private::ops::tensor::sum(&__v5);
@@ -452,7 +452,7 @@ impl dense {
         __tv1: &Array2<f64>,
         __tv2: &Array1<f64>,
     ) -> (f64, f64) {
-        let __v3 = ::autodiff::__private::ops::tensor::dot(&__v0, &__v1);
+        let __v3 = ::autodiff::__private::ops::tensor::dot(__v0, __v1);
         let __tv3 = ::autodiff::__private::ops::tensor::add(
             &::autodiff::__private::ops::tensor::dot(&__tv0, &__v1),
             &::autodiff::__private::ops::tensor::dot(&__v0, &__tv1),

@@ -658,7 +658,8 @@ pub fn companions(
         let sink_names: Vec<syn::Ident> = (0..sig.params.len())
             .map(|i| format_ident!("__s{}", i, span = Span::mixed_site()))
             .collect();
-        let refs = again.iter().any(|a| matches!(a, crate::emit::Again::Ref(_)));
+        let refs = (again.iter())
+            .any(|a| matches!(a, crate::emit::Again::Ref(_) | crate::emit::Again::View(_)));
         if !rerun || !refs {
             return quote! {
                 let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
@@ -678,7 +679,9 @@ pub fn companions(
             let v = &vars[i];
             match a {
                 crate::emit::Again::Ref(_) => quote!(#rt::again::Ref(#v)),
-                crate::emit::Again::Val(_) => quote!(#rt::again::Val(#v)),
+                crate::emit::Again::Val(_) | crate::emit::Again::View(_) => {
+                    quote!(#rt::again::Val(#v))
+                }
                 crate::emit::Again::Skip => quote!(_),
             }
         });

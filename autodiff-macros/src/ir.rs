@@ -111,6 +111,11 @@ pub struct VarInfo {
     /// go through the runtime's tensor functions, which borrow their operands. Scalars
     /// (floats, slice elements, literals, casts) keep plain operators.
     pub maybe_array: bool,
+    /// Whether the value is a shared reference the function was given (a parameter `x:
+    /// &Array1<f64>`): a runtime function borrowing it takes the reference itself, not a
+    /// borrow of the local that holds it, so a view of it (`x.view()`, `x.row(i)`) lives as
+    /// long as the array it views and can be handed to a callee.
+    pub shared_ref: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -104,8 +104,12 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
                 }
                 Prim::Tensor { rule, fwd_args } => {
                     let f = format_ident!("{}", rule.name);
-                    let a = &a[..*fwd_args];
-                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(#(&#a),*))
+                    // (a shared reference parameter as it is: see `VarInfo::shared_ref`)
+                    let a = (args.iter().zip(&a).take(*fwd_args)).map(|(o, t)| match o {
+                        Operand::Var(v) if body.vars[v.0].shared_ref => t.clone(),
+                        _ => quote!(&#t),
+                    });
+                    quote::quote_spanned!(span=> #rt::ops::tensor::#f(#(#a),*))
                 }
                 Prim::Binary { op, .. } => {
                     let (l, r) = (&a[0], &a[1]);

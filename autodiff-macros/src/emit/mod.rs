@@ -856,6 +856,10 @@ fn pullback_tokens(
 pub(crate) enum Again {
     Ref(syn::Type),
     Val(syn::Type),
+    /// A value of a type with a lifetime the signature elides (a view, `ArrayView1<'_,
+    /// f64>`): handed again by value, with its lifetime the pullback's own, so the pullback
+    /// keeps no borrow of what it views (it runs the forward sweep again).
+    View(syn::Type),
     Skip,
 }
 
@@ -882,10 +886,56 @@ pub(crate) fn rehanding(sig: &Signature, reads_only: bool) -> (Vec<Again>, Vec<s
                 _ => Again::Val(p.ty_named.clone()),
             },
             _ if reads_only => Again::Skip,
-            ty => Again::Val(ty.clone()),
+            ty => match elided_lifetime(ty, &output) {
+                Some(l) => {
+                    let anonymous = syn::Lifetime::new("'_", l.span());
+                    let ty = replace_lifetime(ty, &l, &anonymous);
+                    dropped.push(l);
+                    Again::View(ty)
+                }
+                None => Again::Val(ty.clone()),
+            },
         })
         .collect();
     (again, dropped)
+}
+
+/// The one lifetime a by-value type's arguments name that the signature elided (one the
+/// output does not name): `'__autodiff_l0` of `ArrayView1<'__autodiff_l0, f64>`.
+fn elided_lifetime(ty: &syn::Type, output: &str) -> Option<syn::Lifetime> {
+    struct Collect(Vec<syn::Lifetime>);
+    impl syn::visit::Visit<'_> for Collect {
+        fn visit_lifetime(&mut self, l: &syn::Lifetime) {
+            if !self.0.contains(l) {
+                self.0.push(l.clone());
+            }
+        }
+    }
+    let mut found = Collect(Vec::new());
+    syn::visit::Visit::visit_type(&mut found, ty);
+    match &found.0[..] {
+        [l] if l.ident.to_string().starts_with("__autodiff_l")
+            && !output.contains(&l.ident.to_string()) =>
+        {
+            Some(l.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `ty` with the lifetime `from` written `to`.
+fn replace_lifetime(ty: &syn::Type, from: &syn::Lifetime, to: &syn::Lifetime) -> syn::Type {
+    struct Replace<'a>(&'a syn::Lifetime, &'a syn::Lifetime);
+    impl syn::visit_mut::VisitMut for Replace<'_> {
+        fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+            if l.ident == self.0.ident {
+                *l = self.1.clone();
+            }
+        }
+    }
+    let mut ty = ty.clone();
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Replace(from, to), &mut ty);
+    ty
 }
 
 /// The types of the positions `__vjp_reborrow`'s pullback takes after the sinks.
@@ -895,7 +945,7 @@ pub(crate) fn again_types(again: &[Again]) -> Vec<TokenStream> {
         .iter()
         .map(|a| match a {
             Again::Ref(t) => quote!(#rt::again::Ref<'_, #t>),
-            Again::Val(t) => quote!(#rt::again::Val<#t>),
+            Again::Val(t) | Again::View(t) => quote!(#rt::again::Val<#t>),
             Again::Skip => quote!(#rt::again::Skip),
         })
         .collect()
@@ -1021,6 +1071,10 @@ fn borrowing_vars(
 /// a callee parameters again or lends it a buffer).
 pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<(TokenStream, bool)> {
     let (again, _) = rehanding(sig, true);
+    // (a view handed again: the forward sweep runs again at reverse time)
+    if again.iter().any(|a| matches!(a, Again::View(_))) {
+        return None;
+    }
     let rehanded: Vec<VarId> = (again.iter().enumerate())
         .filter(|(_, a)| matches!(a, Again::Ref(_)))
         .map(|(i, _)| VarId(i))

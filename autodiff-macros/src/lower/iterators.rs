@@ -200,7 +200,13 @@ impl Lowering<'_> {
                             .is_some_and(|i| self.opaque_params.contains(&i.to_string())))
                 })
             });
-        if !self.references_active(iter_expr) && !indexed {
+        // (a range's bounds are integers, constants whatever they are computed from:
+        // `0..m.nrows()`, `1..x.len() - 1`)
+        let range = matches!(iter_expr, syn::Expr::Range(r)
+            if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+                && r.start.is_some()
+                && r.end.is_some());
+        if (range || !self.references_active(iter_expr)) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
                     if matches!(r.limits, syn::RangeLimits::HalfOpen(_))

@@ -230,6 +230,7 @@ fn lower_pass(
     for p in &sig.params {
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
+        l.vars[v.0].shared_ref = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none());
         if rows_are_sequences(&p.ty) {
             l.vec_rows.insert(v);
         }
@@ -457,6 +458,7 @@ impl Lowering<'_> {
             active,
             region: self.block.region,
             maybe_array: false,
+            shared_ref: false,
         });
         VarId(self.vars.len() - 1)
     }
