@@ -498,4 +498,22 @@ fn views_of_parameters_handed_to_helpers() {
     let (a, b) = gradients_function!(through_both)(&m, &x);
     assert_close("m, nested", &a, &(&gm * through_view(&x)));
     assert_close("x, nested", &b, &(&g * through_rows(&m)));
+    // forward mode: a view's tangent is a view of the tangent; ⟨∇f, t⟩
+    let (tx, tm) = (
+        array![0.3, -1.2, 0.8],
+        array![[0.5, 0.1, -0.2], [0.4, -0.6, 0.9]],
+    );
+    let (value, t) = jvp!(through_both)(&m, &x, &tm, &tx);
+    assert_eq!(value.to_bits(), through_both(&m, &x).to_bits());
+    let along = (&a * &tm).sum() + (&b * &tx).sum();
+    assert!(
+        (t - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{t} vs {along}"
+    );
+    let (_, t) = jvp!(weighted_view)(x.view(), 2.0, tx.view(), 0.5);
+    let hand = (2.0 + x[1]) * tx[0] + (2.0 + x[0]) * tx[1] + 2.0 * tx[2] + x.sum() * 0.5;
+    assert!((t - hand).abs() < 1e-14, "{t} vs {hand}");
+    // (the view unselected: a zero view lent)
+    let (_, t) = jvp!(weighted_view, params = ["k"])(x.view(), 2.0, 0.5);
+    assert!((t - x.sum() * 0.5).abs() < 1e-14, "{t}");
 }

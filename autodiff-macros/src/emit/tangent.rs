@@ -245,7 +245,7 @@ fn own_tangent_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
             // vectors (a point's tangent is a vector, a unit quaternion's a quaternion)
             p.path.segments.len() == 1
                 && (crate::rules::is_float_type_name(&name) || type_params.contains(&last.ident))
-                || (name.starts_with("Array") && !name.starts_with("ArrayView"))
+                || name.starts_with("Array")
                 || (nalgebra_matrix(&name) && of_float(&last.arguments))
         }
         _ => false,
