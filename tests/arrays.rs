@@ -517,3 +517,36 @@ fn views_of_parameters_handed_to_helpers() {
     let (_, t) = jvp!(weighted_view, params = ["k"])(x.view(), 2.0, 0.5);
     assert!((t - x.sum() * 0.5).abs() < 1e-14, "{t}");
 }
+
+/// Loops over ranges whose bounds are queries of differentiable arrays, reversed, stepped
+/// and inclusive: the indices are constants.
+#[differentiable]
+fn range_heads(x: &Array1<f64>, m: &Array2<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in (0..x.len()).rev() {
+        s += x[i] * (i + 1) as f64;
+    }
+    for i in (0..m.nrows()).rev() {
+        s += m[[i, 0]] * s.sin();
+    }
+    for j in 0..=m.ncols() - 1 {
+        s += m[[0, j]] * x[j];
+    }
+    for i in (0..x.len()).step_by(2) {
+        s += x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn ranges_bounded_by_queries() {
+    let x = array![0.5, 1.5, -0.25];
+    let m = array![[1.0, 2.0], [3.0, -4.0]];
+    let (gx, gm) = gradients_function!(range_heads)(&x, &m);
+    assert_close("x", &gx, &fd(&x, |x| range_heads(x, &m)));
+    assert_close("m", &gm, &fd(&m, |m| range_heads(&x, m)));
+    let (tx, tm) = (array![0.2, -0.7, 1.1], array![[0.3, -0.5], [0.8, 0.1]]);
+    let (_, t) = jvp!(range_heads)(&x, &m, &tx, &tm);
+    let along = (&gx * &tx).sum() + (&gm * &tm).sum();
+    assert!((t - along).abs() < 1e-12 * along.abs().max(1.0), "{t} vs {along}");
+}

@@ -201,12 +201,8 @@ impl Lowering<'_> {
                 })
             });
         // (a range's bounds are integers, constants whatever they are computed from:
-        // `0..m.nrows()`, `1..x.len() - 1`)
-        let range = matches!(iter_expr, syn::Expr::Range(r)
-            if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-                && r.start.is_some()
-                && r.end.is_some());
-        if (range || !self.references_active(iter_expr)) && !indexed {
+        // `0..m.nrows()`, `(1..=x.len() - 1).rev()`)
+        if (integer_range(iter_expr) || !self.references_active(iter_expr)) && !indexed {
             let iter = match iter_expr {
                 syn::Expr::Range(r)
                     if matches!(r.limits, syn::RangeLimits::HalfOpen(_))
@@ -692,5 +688,21 @@ fn strip_pat_type(p: &syn::Pat) -> &syn::Pat {
         syn::Pat::Type(t) => strip_pat_type(&t.pat),
         syn::Pat::Paren(q) => strip_pat_type(&q.pat),
         _ => p,
+    }
+}
+
+/// Whether `e` yields integers from a range: `a..b` or `a..=b`, in parentheses, through
+/// `rev()`, `step_by(k)`, `skip(k)` and `take(k)`.
+fn integer_range(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Paren(p) => integer_range(&p.expr),
+        syn::Expr::Range(r) => r.start.is_some() && r.end.is_some(),
+        syn::Expr::MethodCall(m) => {
+            ["rev", "step_by", "skip", "take"]
+                .iter()
+                .any(|n| m.method == n)
+                && integer_range(&m.receiver)
+        }
+        _ => false,
     }
 }
