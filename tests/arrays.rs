@@ -548,5 +548,8 @@ fn ranges_bounded_by_queries() {
     let (tx, tm) = (array![0.2, -0.7, 1.1], array![[0.3, -0.5], [0.8, 0.1]]);
     let (_, t) = jvp!(range_heads)(&x, &m, &tx, &tm);
     let along = (&gx * &tx).sum() + (&gm * &tm).sum();
-    assert!((t - along).abs() < 1e-12 * along.abs().max(1.0), "{t} vs {along}");
+    assert!(
+        (t - along).abs() < 1e-12 * along.abs().max(1.0),
+        "{t} vs {along}"
+    );
 }

@@ -401,3 +401,28 @@ fn helpers_returning_option_and_result() {
         assert!(close(got, fd, 1e-6), "row {k}: {got} vs {fd}");
     }
 }
+
+/// A marked helper returning a fixed-size array, read by element in a marked caller.
+#[differentiable(second_order)]
+fn triple(a: f64, b: f64) -> [f64; 3] {
+    [a * b, a.sin(), b * b]
+}
+
+#[differentiable(second_order)]
+fn uses_triple(a: f64, b: f64) -> f64 {
+    let t = triple(a, b);
+    t[0] * t[1] + t[2]
+}
+
+#[test]
+fn a_helper_returning_an_array() {
+    // f = a b sin a + b²: by hand, H = [[2b cos a − a b sin a, sin a + a cos a], [·, 2]]
+    let (a, b) = (0.3, 0.7);
+    let haa = 2.0 * b * a.cos() - a * b * a.sin();
+    let hab = a.sin() + a * a.cos();
+    let (ha, hb) = hvp!(uses_triple)(a, b, 1.0, 0.5);
+    assert!(close(ha, haa + 0.5 * hab, 1e-14), "{ha}");
+    assert!(close(hb, hab + 0.5 * 2.0, 1e-14), "{hb}");
+    let h = hessian!(uses_triple, params = ["a"])(a, b);
+    assert!(close(h, haa, 1e-14), "{h}");
+}

@@ -42,8 +42,11 @@ pub fn applies(func: &syn::ItemFn) -> bool {
     no_types && returns_f64 && func.sig.receiver().is_none()
 }
 
-/// `f64`, `Option<f64>` or `Result<f64, E>`.
+/// `f64`, `Option<f64>`, `Result<f64, E>` or `[f64; N]`.
 fn is_f64_or_wrapped(ty: &syn::Type) -> bool {
+    if let syn::Type::Array(a) = ty {
+        return matches!(&*a.elem, syn::Type::Path(t) if t.path.is_ident("f64"));
+    }
     let syn::Type::Path(p) = ty else {
         return false;
     };
@@ -191,9 +194,9 @@ pub(crate) fn expand_copy(
         errors.push(
             at,
             "`second_order` is for a free function written with `f64` and returning `f64` \
-             (or an `Option` or `Result` of it, or nothing: helpers of marked functions); a \
-             function generic over its float type (`fn f<T: Float>`) has `hvp!` and \
-             `hessian!` without it",
+             (or an `Option` or `Result` of it, a `[f64; N]` array, or nothing: helpers of \
+             marked functions); a function generic over its float type (`fn f<T: Float>`) \
+             has `hvp!` and `hessian!` without it",
         );
         return Err(errors);
     }
@@ -358,7 +361,8 @@ impl VisitMut for ScalarLefts {
         syn::visit_mut::visit_expr_binary_mut(self, b);
         if wrap {
             let left = &b.left;
-            *b.left = syn::parse_quote!(::autodiff::__private::ops::tensor::ScalarLeft(#left));
+            // (in parentheses: after `break 'l` a path's `::` would read as a label's `:`)
+            *b.left = syn::parse_quote!((::autodiff::__private::ops::tensor::ScalarLeft(#left)));
         }
     }
 }

@@ -267,7 +267,7 @@ impl Func {
     /// `hvp!`: a function of `f64` scalars, slices (`&mut` too), fixed-size arrays and
     /// ndarray arrays (and counts) that calls no other function or only functions marked
     /// so too (its copy calls theirs), whose helpers return `f64` (or an `Option` or
-    /// `Result` of it) or nothing (they are marked too), with at most 8 differentiable parameters (its checker compares the
+    /// `Result` of it, a `[f64; N]`) or nothing (they are marked too), with at most 8 differentiable parameters (its checker compares the
     /// rows of the selected parameters when it selects some).
     pub fn second_order(&self) -> bool {
         let differentiable = self
@@ -484,12 +484,13 @@ pub fn called_functions(source: &str) -> BTreeSet<usize> {
 }
 
 /// A helper's source with every function of it marked `second_order`, if each returns `f64`,
-/// an `Option` or `Result` of it, or nothing (what the marker serves).
+/// an `Option` or `Result` of it, a `[f64; N]` array, or nothing (what the marker serves).
 fn second_order_helper(h: &str) -> Option<String> {
     for line in h.lines().filter(|l| l.starts_with("fn ")) {
         let head = line.trim_end().trim_end_matches('{').trim_end();
         if let Some((_, ret)) = head.rsplit_once(") -> ") {
-            if !matches!(ret.trim(), "f64" | "Option<f64>" | "Result<f64, String>") {
+            let array = ret.trim().starts_with("[f64; ") && ret.trim().ends_with(']');
+            if !array && !matches!(ret.trim(), "f64" | "Option<f64>" | "Result<f64, String>") {
                 return None;
             }
         }

@@ -558,7 +558,7 @@ program! {
     check_p16(seed = 0xec9ccd3b5d10e335, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 1));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p17_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
@@ -566,7 +566,7 @@ fn p17_h0(v: &[f64], s: f64) -> [f64; 3] {
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p17_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -575,7 +575,7 @@ fn p17_h1(v: &[f64], s: f64) -> f64 {
     acc * 0.75 + v[0] * v[v.len() - 1]
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p17(a: f64, xs: &[f64]) -> f64 {
         let arr1 = p17_h0(&xs[..], a);
         let t2 = arr1[2] * arr1[2];
@@ -687,32 +687,32 @@ program! {
     check_p20(seed = 0xda392b0f1c5854a8, inputs = 1, calls = [p13], at = |p| (p[0]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p21_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * -0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p21_h1(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p21_h2(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p21_h1(y, s);
     p21_h0(s * 1.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p21_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.6 + (a[i] * s).sin();
         a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p21_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
@@ -721,7 +721,7 @@ fn p21_h4(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p21(ys: &mut [f64], xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
         let mut buf1 = xs[4..8].to_vec();
         p21_h0(a, &xs[..8], &mut buf1);
@@ -1875,24 +1875,24 @@ program! {
     check_p53(seed = 0xe1be4f6b961e45b8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p54_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p54_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p54_h2(y: &mut [f64], x: &[f64], s: f64) {
     p54_h1(y, s);
     p54_h0(s * 0.25, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p54_h3(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
@@ -1901,7 +1901,7 @@ fn p54_h3(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p54(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
         for _ in 0..2 {
             p54_h0(a, xs, ys);
@@ -2811,41 +2811,41 @@ program! {
         params = ["s"] at [12]);
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
     t + p82_h0(&v[1..], s * 0.3) + p82_h0(v, s).cos()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h2(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h3(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h4(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p82_h2(y, s);
     p82_h3(s * 0.6, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h5(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
     let h = head?;
     Some(h * 1.5 + v[v.len() - 1] * 0.75)
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p82_h6(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
@@ -2854,7 +2854,7 @@ fn p82_h6(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p82(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
         let s1 = &xs[1..6];
         let t2 = (s1[3] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
@@ -3655,17 +3655,17 @@ program! {
     check_p108(seed = 0x35d8d49384b8e53d, inputs = 2, calls = [p72, p86], at = |p| (p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p109_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p109_h1(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 1.5;
     t + p109_h0(&v[1..], s * 0.25) + p109_h0(v, s).sin()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p109_h2(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
@@ -3674,7 +3674,7 @@ fn p109_h2(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p109(a: f64, b: f64, xs: &[f64]) -> f64 {
         let t1 = p109_h1(&xs[..], a);
         let t2 = p109_h1(&xs[4..], b).sin();
@@ -3793,7 +3793,7 @@ program! {
     check_p113(seed = 0x2366b6df5627bbf9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h0(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).sin()
@@ -3801,32 +3801,32 @@ fn p114_h0(v: &[f64], s: f64, k: usize) -> f64 {
         v[k % v.len()] * 0.25 + p114_h0(v, s * -0.5, k - 1).sin()
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).tanh() * -0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.5 + (a[i] * s).cos();
         a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p114_h2(y, s);
     p114_h1(s * -0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p114_h5(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
@@ -3835,7 +3835,7 @@ fn p114_h5(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p114(ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64, b: f64) -> f64 {
         let s1 = &xs[..6];
         let t2 = (s1[3] * a * 0.6 + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
@@ -3885,29 +3885,29 @@ program! {
     check_p115(seed = 0x9d765906d3c66342, inputs = 1, calls = [], at = |p| (1, p[0]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p116_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p116_h1(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
     }
     y[0] = (y[0] * 0.3 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p116_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).sin() * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p116_h3(y: &mut [f64], x: &[f64], s: f64) {
     p116_h1(y, s);
     p116_h2(s * 0.75, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p116_h4(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
@@ -3916,7 +3916,7 @@ fn p116_h4(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p116(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
         let t1 = p116_h0(&ys[..3], a);
         let arr2: [f64; 3] = [b, xs[1] * 0.75, (b).sin()];
@@ -3991,42 +3991,42 @@ program! {
     check_p118(seed = 0xbc6be1da990733c1, inputs = 3, calls = [p80, p106], at = |p| (p[0], p[1], p[2]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h0(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
     let h = head?;
     Some(h * 0.3 + v[v.len() - 1] * 0.6)
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h1(v: &[f64], s: f64) -> f64 {
     (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h2(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.25;
     t + p119_h1(&v[1..], s * 1.5) + p119_h1(v, s).sin()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h3(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
     }
     y[0] = (y[0] * 0.5 + s).sin();
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h4(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.6;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
     p119_h3(y, s);
     p119_h4(s * 0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p119_h6(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
@@ -4035,7 +4035,7 @@ fn p119_h6(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p119(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
         let t1 = match p119_h0(xs, w[2]) { Some(v) => v, None => w[2] * 0.25 };
         let t2 = p119_h2(&xs[1..=3], w[0]).sin();
@@ -4324,7 +4324,7 @@ program! {
     check_p128(seed = 0xfcebf3908292487e, inputs = 2, calls = [p105, p118], at = |p| (2, p[0], p[1]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h0(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).sin()
@@ -4333,7 +4333,7 @@ fn p129_h0(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 
-#[differentiable(recursive)]
+#[differentiable(second_order, recursive)]
 fn p129_h0_b(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         v[v.len() - 1] * s
@@ -4341,30 +4341,30 @@ fn p129_h0_b(v: &[f64], s: f64, k: usize) -> f64 {
         p129_h0(v, s + 0.6, k - 1) * v[0]
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h1(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).cos() * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h3(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 1.5 + (a[i] * s).tanh();
         a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p129_h5(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
@@ -4373,7 +4373,7 @@ fn p129_h5(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p129(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
         let t1 = p129_h0(&xs[2..3], a * 0.25, 2);
         let t2 = p129_h1(xs, t1.tanh() * 1.5);
@@ -5319,24 +5319,24 @@ program! {
     check_p159(seed = 0x456a9f51547b56b0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.3;
     }
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h2(y: &mut [f64], x: &[f64], s: f64) {
     p160_h0(y, s);
     p160_h1(s * 1.5, &x[1..], y);
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h3(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -5344,13 +5344,13 @@ fn p160_h3(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.25 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h4(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.3;
     t + p160_h3(&v[1..], s * 0.25) + p160_h3(v, s).sin()
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h5(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
@@ -5358,7 +5358,7 @@ fn p160_h5(v: &[f64], s: f64) -> [f64; 3] {
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p160_h6(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).cos()
@@ -5367,7 +5367,7 @@ fn p160_h6(v: &[f64], s: f64, k: usize) -> f64 {
     }
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p160(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
         let (h1, c2) = ys.split_at_mut(1);
         for _ in 0..3 {
@@ -5430,7 +5430,7 @@ program! {
     check_p161(seed = 0x6ed5fff460b2b8a2, inputs = 4, calls = [p142], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
-#[differentiable]
+#[differentiable(second_order)]
 fn p162_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).cos();
@@ -5438,7 +5438,7 @@ fn p162_h0(v: &[f64], s: f64) -> [f64; 3] {
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p162_h1(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -5446,14 +5446,14 @@ fn p162_h1(v: &[f64], s: f64) -> f64 {
     }
     acc * 1.5 + v[0] * v[v.len() - 1]
 }
-#[differentiable]
+#[differentiable(second_order)]
 fn p162_h2(v: &[f64], s: f64) -> f64 {
     let head = &v[..2];
     let t = head[0] * head[1] * 0.75;
     t + p162_h1(&v[1..], s * 0.25) + p162_h1(v, s).sin()
 }
 program! {
-    #[differentiable]
+    #[differentiable(second_order)]
     fn p162(a: f64, xs: &[f64]) -> f64 {
         let arr1 = p162_h0(&xs[..6], a);
         let t2 = arr1[1] * arr1[1];
