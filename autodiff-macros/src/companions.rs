@@ -220,6 +220,32 @@ pub fn selecting(sig: &Signature, outer: &[TokenStream], result: bool) -> Select
 
 /// Whether `func` is the marker path of a method-form call (`dist.pdf(x)`, see
 /// [`method_form`]).
+/// The parameters of a companion as declared (`__v1: f64`) and the statement that binds its
+/// receiver: a method's companions take its receiver as `self` (so `recv.__autodiff_m_vjp_into(…)`
+/// and `recv.__autodiff_m_jvp(…)` reach them whatever the receiver's type is written as),
+/// bound to the first variable like any parameter.
+pub(crate) fn receiver_decls(
+    sig: &Signature,
+    vars: &[syn::Ident],
+    tys: &[&syn::Type],
+) -> (Vec<TokenStream>, TokenStream) {
+    let receiver = sig.is_method && sig.params.first().is_some_and(|p| p.name == "self");
+    let decls = (vars.iter().zip(tys).enumerate())
+        .map(|(i, (v, t))| match receiver && i == 0 {
+            true => quote!(self: #t),
+            false => quote!(#v: #t),
+        })
+        .collect();
+    let bind = match receiver {
+        true => {
+            let v = &vars[0];
+            quote!(let #v = self;)
+        }
+        false => quote!(),
+    };
+    (decls, bind)
+}
+
 /// The number naming `method` for [`call`]'s gate and the `impl`'s `Annotated` (the
 /// runtime computes it from the name, at both ends alike).
 pub(crate) fn method_id(method: &syn::Ident) -> TokenStream {
@@ -381,28 +407,7 @@ pub fn companions(
         .map(|i| crate::ir::VarId(i).ident())
         .collect();
     let tys_named: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty_named).collect();
-    // A method's companions take its receiver as `self` (so `recv.__autodiff_m_vjp_into(…)`
-    // reaches them whatever the receiver's type is written as), bound to the first
-    // variable like any parameter.
-    let receiver = sig.is_method && sig.params.first().is_some_and(|p| p.name == "self");
-    let decls: Vec<TokenStream> = vars
-        .iter()
-        .zip(&tys_named)
-        .enumerate()
-        .map(|(i, (v, t))| {
-            if receiver && i == 0 {
-                quote!(self: #t)
-            } else {
-                quote!(#v: #t)
-            }
-        })
-        .collect();
-    let bind_receiver = if receiver {
-        let v = &vars[0];
-        quote!(let #v = self;)
-    } else {
-        quote!()
-    };
+    let (decls, bind_receiver) = receiver_decls(sig, &vars, &tys_named);
     let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
     let output = &sig.output;
     let out_tangent = tangent_type(output);

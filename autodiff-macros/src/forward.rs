@@ -244,22 +244,8 @@ pub fn companions(
             v
         });
 
-    // A method's `__jvp` takes its receiver as `self`, as its reverse companions do, so that
-    // a caller's tangent sweep reaches it by `recv.__autodiff_m_jvp(…)`.
-    let receiver = sig.is_method && sig.params.first().is_some_and(|p| p.name == "self");
-    let decls: Vec<TokenStream> = (vars.iter().zip(&tys_named).enumerate())
-        .map(|(i, (v, t))| match receiver && i == 0 {
-            true => quote!(self: #t),
-            false => quote!(#v: #t),
-        })
-        .collect();
-    let bind_receiver = match receiver {
-        true => {
-            let v = &vars[0];
-            quote!(let #v = self;)
-        }
-        false => quote!(),
-    };
+    // (a method's `__jvp` takes its receiver as `self`, as its reverse companions do)
+    let (decls, bind_receiver) = crate::companions::receiver_decls(sig, &vars, &tys_named);
 
     // The closures users get: arguments, then tangents; zeros for the others.
     let diff: Vec<usize> = sig.differentiable_positions();

@@ -888,10 +888,9 @@ pub(crate) fn rehanding(sig: &Signature, reads_only: bool) -> (Vec<Again>, Vec<s
             _ if reads_only => Again::Skip,
             ty => match elided_lifetime(ty, &output) {
                 Some(l) => {
-                    let anonymous = syn::Lifetime::new("'_", l.span());
-                    let ty = replace_lifetime(ty, &l, &anonymous);
                     dropped.push(l);
-                    Again::View(ty)
+                    // (its one lifetime: every lifetime `'_`)
+                    Again::View(crate::forward::anonymous_lifetimes(ty))
                 }
                 None => Again::Val(ty.clone()),
             },
@@ -921,21 +920,6 @@ fn elided_lifetime(ty: &syn::Type, output: &str) -> Option<syn::Lifetime> {
         }
         _ => None,
     }
-}
-
-/// `ty` with the lifetime `from` written `to`.
-fn replace_lifetime(ty: &syn::Type, from: &syn::Lifetime, to: &syn::Lifetime) -> syn::Type {
-    struct Replace<'a>(&'a syn::Lifetime, &'a syn::Lifetime);
-    impl syn::visit_mut::VisitMut for Replace<'_> {
-        fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
-            if l.ident == self.0.ident {
-                *l = self.1.clone();
-            }
-        }
-    }
-    let mut ty = ty.clone();
-    syn::visit_mut::VisitMut::visit_type_mut(&mut Replace(from, to), &mut ty);
-    ty
 }
 
 /// The types of the positions `__vjp_reborrow`'s pullback takes after the sinks.

@@ -148,9 +148,9 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
     }
 }
 
-/// Type names taken for nalgebra's (forward mode does not take them yet) or for other
-/// containers, which a parameter of a derived struct is not (besides the names starting
-/// with `Array`, `Matrix`, `Vector`, `RowVector`).
+/// Type names taken for nalgebra's (points, quaternions, transforms: forward mode does not
+/// take them yet) or for other containers, which a parameter of a derived struct is not
+/// (besides ndarray's `Array…` and nalgebra's matrices, [`nalgebra_matrix`]'s names).
 const NOT_STRUCTS: &[&str] = &[
     "Vec",
     "Option",
@@ -161,14 +161,6 @@ const NOT_STRUCTS: &[&str] = &[
     "String",
     "HashMap",
     "BTreeMap",
-    "SMatrix",
-    "DMatrix",
-    "SVector",
-    "DVector",
-    "OMatrix",
-    "OVector",
-    "RowSVector",
-    "RowDVector",
     "Point",
     "OPoint",
     "Point2",
@@ -206,9 +198,11 @@ pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> b
     let name = last.ident.to_string();
     let generic = p.path.segments.len() == 1 && type_params.contains(&last.ident);
     let known = crate::rules::is_float_type_name(&name)
-        || ["Array", "Matrix", "Vector", "RowVector"]
+        || name.starts_with("Array")
+        || MATRIX_PREFIXES
             .iter()
             .any(|prefix| name.starts_with(prefix))
+        || NALGEBRA_MATRICES.contains(&name.as_str())
         || NOT_STRUCTS.contains(&name.as_str());
     p.qself.is_none() && !generic && !known
 }
@@ -268,21 +262,25 @@ fn of_float(arguments: &syn::PathArguments) -> bool {
 /// nalgebra's matrix and vector types (their own tangents): `Matrix3`, `Vector3`,
 /// `RowVector2`, `DMatrix`, `SVector`, `OMatrix`, … — not views (`MatrixView…`).
 fn nalgebra_matrix(name: &str) -> bool {
-    let base = ["Matrix", "Vector", "RowVector"]
-        .iter()
-        .any(|p| name.starts_with(p) && !name.contains("View"));
-    base || [
-        "SMatrix",
-        "DMatrix",
-        "SVector",
-        "DVector",
-        "OMatrix",
-        "OVector",
-        "RowSVector",
-        "RowDVector",
-    ]
-    .contains(&name)
+    (MATRIX_PREFIXES.iter()).any(|p| name.starts_with(p) && !name.contains("View"))
+        || NALGEBRA_MATRICES.contains(&name)
 }
+
+/// The prefixes of nalgebra's matrix and vector aliases (`Matrix3x4`, `Vector3`,
+/// `RowVector2`, their views).
+const MATRIX_PREFIXES: &[&str] = &["Matrix", "Vector", "RowVector"];
+
+/// nalgebra's generic matrix and vector types.
+const NALGEBRA_MATRICES: &[&str] = &[
+    "SMatrix",
+    "DMatrix",
+    "SVector",
+    "DVector",
+    "OMatrix",
+    "OVector",
+    "RowSVector",
+    "RowDVector",
+];
 
 impl Tangents<'_> {
     fn refuse(&mut self, what: impl Into<String>) {
@@ -821,9 +819,9 @@ impl Tangents<'_> {
                 let (x, rule_fn, t0) = (&a[0], &a[2], t(0));
                 quote!(#ts::#f(&#x, &#y, &#rule_fn, &#t0))
             }
-            // the norms: `⟨x, t⟩ / y`, `2 ⟨x, t⟩`; `normalize`'s Jacobian is symmetric, its
-            // tangent the rule its gradient has
-            // and the reductions to a scalar whose tangent is not linear in the operand's
+            // the norms (`⟨x, t⟩ / y`, `2 ⟨x, t⟩`; `normalize`'s Jacobian is symmetric, its
+            // tangent the rule its gradient has) and the reductions to a scalar whose
+            // tangent is not the reduction of the operand's
             (
                 Prim::Tensor { .. },
                 "norm" | "norm_squared" | "normalize" | "product" | "var" | "std",
