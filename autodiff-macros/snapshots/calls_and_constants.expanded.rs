@@ -736,7 +736,7 @@ impl energy {
     where
         T: ::autodiff::__private::Real,
     {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[inline]

@@ -621,7 +621,7 @@ impl dense {
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
     ) -> ! {
-        |_, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
@@ -631,7 +631,7 @@ impl dense {
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0>(
@@ -642,7 +642,7 @@ impl dense {
         &'__autodiff_l2 Array1<f64>,
         __I0,
     ) -> ! {
-        |_, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1>(
@@ -654,7 +654,7 @@ impl dense {
         __I0,
         __I1,
     ) -> ! {
-        |_, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1, __I2>(
@@ -667,7 +667,7 @@ impl dense {
         __I1,
         __I2,
     ) -> ! {
-        |_, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
@@ -677,7 +677,7 @@ impl dense {
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -654,7 +654,7 @@ impl cross_rotated {
         &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
     ) -> ! {
-        |_, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
@@ -664,31 +664,31 @@ impl cross_rotated {
         &'__autodiff_l0 [[f64; 2]; 2],
         [f64; 3],
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0) -> ! {
-        |_, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel2<'__autodiff_l0, __S, __I0, __I1>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1) -> ! {
-        |_, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel3<'__autodiff_l0, __S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1, __I2) -> ! {
-        |_, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -496,25 +496,25 @@ impl rosenbrock {
         &'__autodiff_l0 [f64],
         &'__autodiff_l0 [f64],
     ) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64]) -> ! {
-        |_| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], __I0) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64]) -> ! {
-        |_| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

@@ -417,21 +417,21 @@ impl chain {
     );
     #[doc(hidden)]
     fn __hvp_function() -> fn(f64, usize, f64) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
     fn __hessian_function() -> fn(f64, usize) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, usize) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

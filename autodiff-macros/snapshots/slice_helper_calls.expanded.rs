@@ -558,25 +558,25 @@ impl sum_picks {
         usize,
         &'__autodiff_l0 [f64],
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64], usize) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], usize, __I0) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], usize) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;

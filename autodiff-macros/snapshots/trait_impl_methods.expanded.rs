@@ -649,7 +649,7 @@ impl Exp {
         f64,
         f64,
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -682,7 +682,7 @@ impl Exp {
         &'__autodiff_l0 Self,
         f64,
     ) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -700,7 +700,7 @@ impl Exp {
     pub fn __autodiff_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -718,7 +718,7 @@ impl Exp {
     pub fn __autodiff_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1471,7 +1471,7 @@ impl Exp {
         f64,
         f64,
     ) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1504,7 +1504,7 @@ impl Exp {
         &'__autodiff_l0 Self,
         f64,
     ) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1522,7 +1522,7 @@ impl Exp {
     pub fn __autodiff_ln_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
-        |_, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(
@@ -1540,7 +1540,7 @@ impl Exp {
     pub fn __autodiff_ln_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
-        |_, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     #[allow(

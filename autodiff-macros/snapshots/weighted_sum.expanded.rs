@@ -192,161 +192,6 @@ impl weighted_sum {
         )
     }
     #[doc(hidden)]
-    fn __gradients_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >>::Output
-    where
-        __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        let __value_and_gradients = Self::__value_and_gradients_function::<
-            __S,
-        >(_selection);
-        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            __value_and_gradients(__v0, __v1, __v2, __v3).1
-        }
-    }
-    #[doc(hidden)]
-    fn __value_and_gradients_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> (
-            f64,
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-            >>::Output,
-        )
-    where
-        __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
-            let (__g0, __g1, __g2, __g3) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-                ::autodiff::__private::shadow::no_sink(),
-                ::autodiff::__private::shadow::no_sink(),
-                ::autodiff::__private::shadow::no_sink(),
-                ::autodiff::__private::shadow::no_sink(),
-            );
-            (
-                __value,
-                <__S as ::autodiff::__private::select::Select<
-                    (
-                        ::core::option::Option<f64>,
-                        ::core::option::Option<f64>,
-                        ::core::option::Option<f64>,
-                        ::core::option::Option<f64>,
-                    ),
-                >>::select((
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                    ::core::option::Option::Some(__g2),
-                    ::core::option::Option::Some(__g3),
-                )),
-            )
-        }
-    }
-    #[doc(hidden)]
-    fn __accumulate_gradients<__S>(
-        _selection: __S,
-    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        <__S as ::autodiff::__private::select::Scatter<
-            (
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-            ),
-        >>::Input,
-    ) -> f64
-    where
-        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
-            (
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<&'__autodiff_g mut f64>,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64, __buffers| {
-            let (__b0, __b1, __b2, __b3) = <__S as ::autodiff::__private::select::Scatter<
-                (
-                    ::core::option::Option<&mut f64>,
-                    ::core::option::Option<&mut f64>,
-                    ::core::option::Option<&mut f64>,
-                    ::core::option::Option<&mut f64>,
-                ),
-            >>::scatter(__buffers);
-            let __k0 = ::autodiff::__private::shadow::no_sink();
-            let __k1 = ::autodiff::__private::shadow::no_sink();
-            let __k2 = ::autodiff::__private::shadow::no_sink();
-            let __k3 = ::autodiff::__private::shadow::no_sink();
-            let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
-            let (__g0, __g1, __g2, __g3) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-                __k0,
-                __k1,
-                __k2,
-                __k3,
-            );
-            if let ::core::option::Option::Some(b) = __b0 {
-                ::autodiff::__private::Accumulate::accumulate(b, __g0);
-            }
-            if let ::core::option::Option::Some(b) = __b1 {
-                ::autodiff::__private::Accumulate::accumulate(b, __g1);
-            }
-            if let ::core::option::Option::Some(b) = __b2 {
-                ::autodiff::__private::Accumulate::accumulate(b, __g2);
-            }
-            if let ::core::option::Option::Some(b) = __b3 {
-                ::autodiff::__private::Accumulate::accumulate(b, __g3);
-            }
-            __value
-        }
-    }
-    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
@@ -515,39 +360,39 @@ impl weighted_sum {
     );
     #[doc(hidden)]
     fn __hvp_function() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> ! {
-        |_, _, _, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
     #[doc(hidden)]
     fn __hessian_function() -> fn(f64, f64, f64, f64) -> ! {
-        |_, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, f64, f64, __I0) -> ! {
-        |_, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel2<__S, __I0, __I1>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1) -> ! {
-        |_, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel3<__S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2) -> ! {
-        |_, _, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hvp_sel4<__S, __I0, __I1, __I2, __I3>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2, __I3) -> ! {
-        |_, _, _, _, _, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, f64, f64) -> ! {
-        |_, _, _, _| ::core::unreachable!()
+        ::core::unreachable!()
     }
     #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
@@ -625,5 +470,37 @@ impl weighted_sum {
                 },
             )
         }
+    }
+}
+impl ::autodiff::__private::entry::Sig4 for weighted_sum {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Scalar<f64>;
+    type K2 = ::autodiff::__private::entry::Scalar<f64>;
+    type K3 = ::autodiff::__private::entry::Scalar<f64>;
+    const NAME: &'static str = "weighted_sum";
+    const PARAMS: [&'static str; 4usize] = ["w1", "x1", "w2", "x2"];
+    #[inline(always)]
+    fn vjp_into<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v2: <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v3: <Self::K3 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    ) -> (
+        f64,
+        impl for<'s> ::core::ops::FnOnce(
+            f64,
+            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+            <Self::K2 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+            <Self::K3 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+        ) -> (
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
+                <Self::K2 as ::autodiff::__private::entry::Kind>::Pulled,
+                <Self::K3 as ::autodiff::__private::entry::Kind>::Pulled,
+            ),
+    ) {
+        Self::__vjp_into(__v0, __v1, __v2, __v3)
     }
 }

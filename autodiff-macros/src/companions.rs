@@ -794,6 +794,7 @@ pub fn companions(
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
     let dy = format_ident!("__dy", span = Span::mixed_site());
+    let generated = direct.is_some();
     let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
         Some(body) => (
             quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
@@ -820,6 +821,75 @@ pub fn companions(
             }),
             quote!(),
         ),
+    };
+    // A free function of float and float-slice parameters: the runtime's entry points
+    // (`runtime::entry`), compiled only where a helper is used; any other: its own.
+    let entry_impl = (place == Place::Free && generated && seeded_item.is_empty())
+        .then(|| entry_sig(sig))
+        .flatten();
+    let entries = if entry_impl.is_some() {
+        quote!()
+    } else {
+        quote! {
+            #[doc(hidden)]
+            #allow
+            #vis fn #gradients #generics_s(_selection: __S)
+                -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
+            where
+                __S: #rt::select::Select<#options>,
+                __S: #rt::select::ScalarOutputFor<#output>,
+                #where_preds
+            {
+                // The value comes for free in reverse mode: this is the value-and-gradients
+                // closure without the value.
+                let __value_and_gradients =
+                    #owner #value_and_gradients #turbofish_with_selection(_selection);
+                move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
+            }
+
+            #[doc(hidden)]
+            #allow
+            #vis fn #value_and_gradients #generics_s(_selection: __S)
+                -> impl ::core::ops::Fn(#(#tys),*)
+                    -> (#output, <__S as #rt::select::Select<#options>>::Output)
+            where
+                __S: #rt::select::Select<#options>,
+                __S: #rt::select::ScalarOutputFor<#output>,
+                #where_preds
+            {
+                move |#(#vars: #tys),*| {
+                    #value_and_gradients_call
+                    (__value, <__S as #rt::select::Select<#options>>::select(
+                        (#(::core::option::Option::Some(#gnames),)*)
+                    ))
+                }
+            }
+
+            #[doc(hidden)]
+            #allow
+            #vis fn #accumulate #generics_s(_selection: __S)
+                -> impl for<'__autodiff_g> ::core::ops::Fn(
+                    #(#tys,)*
+                    <__S as #rt::select::Scatter<#buffer_options>>::Input,
+                ) -> #output
+            where
+                __S: for<'__autodiff_g> #rt::select::Scatter<#buffer_options>,
+                __S: #rt::select::ScalarOutputFor<#output>,
+                #where_preds
+            {
+                move |#(#vars: #tys,)* __buffers| {
+                    let (#(#buffers,)*) =
+                        <__S as #rt::select::Scatter<#buffer_options_here>>::scatter(__buffers);
+                    #(#in_out_starts)*
+                    // (the sinks first: an argument taken by value moves into the call)
+                    #(let #sink_names = #buffer_sinks;)*
+                    let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                    let (#(#gnames,)*) = __pullback(#seed, #(#sink_names),*);
+                    #(#buffer_adds)*
+                    __value
+                }
+            }
+        }
     };
     let items = quote! {
         #[doc(hidden)]
@@ -894,64 +964,7 @@ pub fn companions(
             })
         }
 
-        #[doc(hidden)]
-        #allow
-        #vis fn #gradients #generics_s(_selection: __S)
-            -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
-        where
-            __S: #rt::select::Select<#options>,
-            __S: #rt::select::ScalarOutputFor<#output>,
-            #where_preds
-        {
-            // The value comes for free in reverse mode: this is the value-and-gradients
-            // closure without the value.
-            let __value_and_gradients =
-                #owner #value_and_gradients #turbofish_with_selection(_selection);
-            move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
-        }
-
-        #[doc(hidden)]
-        #allow
-        #vis fn #value_and_gradients #generics_s(_selection: __S)
-            -> impl ::core::ops::Fn(#(#tys),*)
-                -> (#output, <__S as #rt::select::Select<#options>>::Output)
-        where
-            __S: #rt::select::Select<#options>,
-            __S: #rt::select::ScalarOutputFor<#output>,
-            #where_preds
-        {
-            move |#(#vars: #tys),*| {
-                #value_and_gradients_call
-                (__value, <__S as #rt::select::Select<#options>>::select(
-                    (#(::core::option::Option::Some(#gnames),)*)
-                ))
-            }
-        }
-
-        #[doc(hidden)]
-        #allow
-        #vis fn #accumulate #generics_s(_selection: __S)
-            -> impl for<'__autodiff_g> ::core::ops::Fn(
-                #(#tys,)*
-                <__S as #rt::select::Scatter<#buffer_options>>::Input,
-            ) -> #output
-        where
-            __S: for<'__autodiff_g> #rt::select::Scatter<#buffer_options>,
-            __S: #rt::select::ScalarOutputFor<#output>,
-            #where_preds
-        {
-            move |#(#vars: #tys,)* __buffers| {
-                let (#(#buffers,)*) =
-                    <__S as #rt::select::Scatter<#buffer_options_here>>::scatter(__buffers);
-                #(#in_out_starts)*
-                // (the sinks first: an argument taken by value moves into the call)
-                #(let #sink_names = #buffer_sinks;)*
-                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
-                let (#(#gnames,)*) = __pullback(#seed, #(#sink_names),*);
-                #(#buffer_adds)*
-                __value
-            }
-        }
+        #entries
 
         #seeded_item
 
@@ -974,6 +987,83 @@ pub fn companions(
         impl #ident {
             #items
         }
+
+        #entry_impl
+    }
+}
+
+/// The `runtime::entry::Sig{n}` impl of a free function whose gradient entry points the
+/// runtime writes: not generic, one to eight parameters, each a differentiable float taken
+/// by value or a shared float slice, a float output. `None` for any other function (which
+/// keeps entry points of its own).
+fn entry_sig(sig: &Signature) -> Option<TokenStream> {
+    let rt = rt();
+    let n = sig.params.len();
+    if sig.is_method
+        || !(1..=8).contains(&n)
+        || !sig.generics.params.is_empty()
+        || sig.generics.where_clause.is_some()
+        || float_name(&sig.output).is_none()
+    {
+        return None;
+    }
+    let mut kinds = Vec::new();
+    for p in &sig.params {
+        if !p.differentiable || p.in_out || p.by_ref {
+            return None;
+        }
+        let kind = match (&p.ty, &p.shadow) {
+            (syn::Type::Reference(r), Some(_)) if r.mutability.is_none() => match &*r.elem {
+                syn::Type::Slice(s) => {
+                    let e = float_name(&s.elem)?;
+                    quote!(#rt::entry::Slice<#e>)
+                }
+                _ => return None,
+            },
+            (ty, None) => {
+                let t = float_name(ty)?;
+                quote!(#rt::entry::Scalar<#t>)
+            }
+            _ => return None,
+        };
+        kinds.push(kind);
+    }
+    let ident = &sig.ident;
+    let output = &sig.output;
+    let trait_ = format_ident!("Sig{}", n);
+    let ks: Vec<syn::Ident> = (0..n).map(|i| format_ident!("K{}", i)).collect();
+    let vars: Vec<syn::Ident> = (0..n).map(|i| crate::ir::VarId(i).ident()).collect();
+    let name = ident.to_string();
+    let labels = sig.params.iter().map(|p| &p.label);
+    let vjp_into = companion(ident, "vjp_into", false);
+    Some(quote! {
+        impl #rt::entry::#trait_ for #ident {
+            type Out = #output;
+            #(type #ks = #kinds;)*
+            const NAME: &'static str = #name;
+            const PARAMS: [&'static str; #n] = [#(#labels),*];
+            #[inline(always)]
+            fn vjp_into<'a>(#(#vars: <Self::#ks as #rt::entry::Kind>::Arg<'a>),*) -> (
+                #output,
+                impl for<'s> ::core::ops::FnOnce(
+                    #output,
+                    #(<Self::#ks as #rt::entry::Kind>::Shadow<'s>),*
+                ) -> (#(<Self::#ks as #rt::entry::Kind>::Pulled,)*),
+            ) {
+                Self::#vjp_into(#(#vars),*)
+            }
+        }
+    })
+}
+
+/// `f32` or `f64`, when `ty` is written so.
+fn float_name(ty: &syn::Type) -> Option<syn::Ident> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?;
+            (id == "f64" || id == "f32").then(|| id.clone())
+        }
+        _ => None,
     }
 }
 

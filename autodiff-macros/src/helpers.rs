@@ -84,9 +84,21 @@ pub fn accumulate_gradients(input: HelperInput) -> syn::Result<TokenStream> {
 fn selected_helper(input: HelperInput, what: &str) -> syn::Result<TokenStream> {
     let rt = quote!(::autodiff::__private);
     let target = companion_path(&input.func, what);
+    // (a function whose entry points the runtime writes has them through these traits;
+    // one with its own finds those first)
+    let entries = quote! {
+        #[allow(unused_imports)]
+        use #rt::entry::{
+            Entries1 as _, Entries2 as _, Entries3 as _, Entries4 as _, Entries5 as _,
+            Entries6 as _, Entries7 as _, Entries8 as _,
+        };
+    };
     let Some((span, refs)) = input.params else {
         let all = companion_path(&input.func, "all");
-        return Ok(quote!(#target(#all())));
+        return Ok(quote!({
+            #entries
+            #target(#all())
+        }));
     };
     if refs.is_empty() {
         return Err(syn::Error::new(span, crate::diag::PARAMS_EMPTY));
@@ -98,6 +110,7 @@ fn selected_helper(input: HelperInput, what: &str) -> syn::Result<TokenStream> {
     let sel = format_ident!("Sel{}", keys.len());
     Ok(quote! {{
         #checks
+        #entries
         #target(#rt::select::#sel::<#(#keys),*>)
     }})
 }

@@ -289,7 +289,6 @@ fn refused_closure(
     g.params.extend(added);
     let (generics, _, where_named) = g.split_for_impl();
     let tys = sig.params.iter().map(|p| &p.ty_named);
-    let blanks = (0..sig.params.len() + extra.len()).map(|_| quote!(_));
     let arg = if selection {
         quote!(_selection: __S)
     } else {
@@ -299,7 +298,7 @@ fn refused_closure(
         #[doc(hidden)]
         #allow
         #vis fn #name #generics (#arg) -> fn(#(#tys,)* #(#extra),*) -> ! #where_named {
-            |#(#blanks),*| ::core::unreachable!()
+            ::core::unreachable!()
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod again;
 mod array;
 pub mod check;
 pub mod dual;
+pub mod entry;
 #[doc(hidden)]
 pub mod forward;
 pub mod implicit;

@@ -200,9 +200,18 @@ impl Emitter<'_> {
     /// the forward sweep only lends to calls whose pullbacks keep no borrow of it (they
     /// are handed it again), so it is unchanged and free at the region's end.
     fn moves_to_tape(&self, v: VarId) -> bool {
-        matches!(self.defs.get(&v), Some(Rhs::ReadCell(_)))
-            && super::hoist::mentions_block(&self.body.block, Place::Var(v))
-                == super::hoist::lent_to(&self.body.block, v, &self.rehanded)
+        if !matches!(self.defs.get(&v), Some(Rhs::ReadCell(_))) {
+            return false;
+        }
+        // (counted once for every variable: asked of each snapshot, one walk of the body
+        // per question made a long body's expansion quadratic)
+        let (mentions, lent) = self.tape_moves.get_or_init(|| {
+            (
+                super::hoist::var_mentions(&self.body.block),
+                super::hoist::lent_counts(&self.body.block, &self.rehanded),
+            )
+        });
+        mentions.get(&v).copied().unwrap_or(0) == lent.get(&v).copied().unwrap_or(0)
     }
 
     /// Whether `v` is kept on its region's tape for the reverse sweep.

@@ -154,26 +154,111 @@ fn same(a: Place, b: Place) -> bool {
     }
 }
 
-/// How many times `v` is passed by reference (`f(&v)`) to a call in `block` (nested blocks
-/// included) whose variable is in `calls`.
-pub(crate) fn lent_to(block: &Block, v: VarId, calls: &std::collections::HashSet<VarId>) -> usize {
-    let mut n = 0;
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let {
-                dst,
-                rhs: Rhs::Call { args, .. },
-                ..
-            } if calls.contains(dst) => {
-                n += args
-                    .iter()
-                    .filter(|a| matches!(a, Operand::Ref(u) if *u == v))
-                    .count();
-            }
-            Stmt::If { then, els, .. } => n += lent_to(then, v, calls) + lent_to(els, v, calls),
-            Stmt::Loop { body, .. } => n += lent_to(body, v, calls),
-            _ => {}
+/// How many times each variable is mentioned in `block`, nested blocks included, counted
+/// in one walk: [`mentions_block`] for every variable at once (for a question asked of
+/// many variables, which one walk per variable made quadratic in a long body).
+pub(crate) fn var_mentions(block: &Block) -> std::collections::HashMap<VarId, usize> {
+    fn operand(o: &Operand, out: &mut std::collections::HashMap<VarId, usize>) {
+        match o {
+            Operand::Var(v) | Operand::Ref(v) => *out.entry(*v).or_default() += 1,
+            Operand::MutRef { .. } => o.range_operands().for_each(|b| operand(b, out)),
+            Operand::Inline(e) => tokens(&quote::ToTokens::to_token_stream(e), out),
         }
     }
-    n
+    fn tokens(ts: &proc_macro2::TokenStream, out: &mut std::collections::HashMap<VarId, usize>) {
+        for v in VarId::mentioned_in(ts) {
+            *out.entry(v).or_default() += 1;
+        }
+    }
+    fn walk(block: &Block, out: &mut std::collections::HashMap<VarId, usize>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => operand(o, out),
+                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                        args.iter().for_each(|a| operand(a, out))
+                    }
+                    Rhs::ReadCell(_) => {}
+                    Rhs::ReadIndex { place: p, index } => {
+                        if let Place::Var(v) = p {
+                            *out.entry(*v).or_default() += 1;
+                        }
+                        operand(index, out);
+                    }
+                    Rhs::SubSlice { place: p, range } => {
+                        if let Place::Var(v) = p {
+                            *out.entry(*v).or_default() += 1;
+                        }
+                        range.operands().for_each(|o| operand(o, out));
+                    }
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
+                        *out.entry(*base).or_default() += 1
+                    }
+                    Rhs::Inactive(ts) => tokens(ts, out),
+                },
+                Stmt::WriteCell { value, .. } => operand(value, out),
+                Stmt::WriteIndex { index, value, .. } => {
+                    operand(index, out);
+                    operand(value, out);
+                }
+                Stmt::Grow { .. } => {}
+                Stmt::Effect(ts) => tokens(ts, out),
+                Stmt::If { cond, then, els } => {
+                    operand(cond, out);
+                    walk(then, out);
+                    walk(els, out);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { iter, start, .. } = head {
+                        tokens(iter, out);
+                        if let Some(s) = start {
+                            operand(s, out);
+                        }
+                    }
+                    walk(body, out);
+                }
+            }
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    walk(block, &mut out);
+    out
+}
+
+/// For every variable, how many times it is passed by reference (`f(&v)`) to a call in
+/// `block` (nested blocks included) whose variable is in `calls`.
+pub(crate) fn lent_counts(
+    block: &Block,
+    calls: &std::collections::HashSet<VarId>,
+) -> std::collections::HashMap<VarId, usize> {
+    fn walk(
+        block: &Block,
+        calls: &std::collections::HashSet<VarId>,
+        out: &mut std::collections::HashMap<VarId, usize>,
+    ) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    dst,
+                    rhs: Rhs::Call { args, .. },
+                    ..
+                } if calls.contains(dst) => {
+                    for a in args {
+                        if let Operand::Ref(u) = a {
+                            *out.entry(*u).or_default() += 1;
+                        }
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, calls, out);
+                    walk(els, calls, out);
+                }
+                Stmt::Loop { body, .. } => walk(body, calls, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashMap::new();
+    walk(block, calls, &mut out);
+    out
 }

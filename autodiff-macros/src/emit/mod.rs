@@ -270,6 +270,10 @@ pub(crate) struct Emitter<'a> {
     /// Calls whose pullback comes from the callee's `__vjp_reborrow` (handed its arguments
     /// again at reverse time).
     pub(crate) rehanded: HashSet<VarId>,
+    /// Once the reverse sweep is written (and [`Emitter::rehanded`] final): how many times
+    /// each variable is mentioned in the body, and lent to calls in `rehanded` (see
+    /// `Emitter::moves_to_tape`).
+    pub(crate) tape_moves: std::cell::OnceCell<(HashMap<VarId, usize>, HashMap<VarId, usize>)>,
     /// What calls keep of a `&mut` parameter handed on as it is (see `Operand::MutRef`):
     /// emitted only where the reverse sweep hands it again.
     pub(crate) keeps: HashSet<VarId>,
@@ -699,6 +703,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         rehand_differs: false,
         rehand_method: false,
         rehanded: HashSet::new(),
+        tape_moves: std::cell::OnceCell::new(),
         keeps: HashSet::new(),
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
