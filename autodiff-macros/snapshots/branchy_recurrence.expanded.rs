@@ -91,6 +91,22 @@ impl recurrence {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64) + use<>) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into(
         __v0: f64,
         __v1: f64,
@@ -249,22 +265,6 @@ impl recurrence {
                 _: ::autodiff::__private::again::Val<f64>,
                 _: ::autodiff::__private::again::Val<usize>|
             { __pullback(__dy, __s0, __s1, __s2) },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected(
-        __v0: f64,
-        __v1: f64,
-        __v2: usize,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64) + use<>) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1, __g2) = __pullback(__dy);
-                (__g0, __g1)
-            },
         )
     }
     #[doc(hidden)]

@@ -89,6 +89,33 @@ impl energy {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+    ) -> (
+        T,
+        impl ::core::ops::FnOnce(
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+        ) -> (
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+                <T as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<T>,
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into<T: Float>(
         __v0: T,
         __v1: T,
@@ -199,33 +226,6 @@ impl energy {
                 _: ::autodiff::__private::again::Val<T>,
                 _: ::autodiff::__private::again::Val<i32>|
             { __pullback(__dy, __s0, __s1, __s2) },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected<T: Float>(
-        __v0: T,
-        __v1: T,
-        __v2: i32,
-    ) -> (
-        T,
-        impl ::core::ops::FnOnce(
-            <T as ::autodiff::__private::Differentiable>::Tangent,
-        ) -> (
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-                <T as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<T>,
-    )
-    where
-        T: ::autodiff::__private::Real,
-    {
-        let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
-        (
-            __value,
-            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent| {
-                let (__g0, __g1, __g2) = __pullback(__dy);
-                (__g0, __g1)
-            },
         )
     }
     #[doc(hidden)]

@@ -87,6 +87,31 @@ impl dense {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(
+            f64,
+        ) -> (
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -194,31 +219,6 @@ impl dense {
                     ::autodiff::__private::finish_tangent(&__v1, __d1),
                     ::autodiff::__private::finish_tangent(&__v2, __d2),
                 )
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
-        __v0: &'__autodiff_l0 Array2<f64>,
-        __v1: &'__autodiff_l1 Array2<f64>,
-        __v2: &'__autodiff_l2 Array1<f64>,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            f64,
-        ) -> (
-                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
-                <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
-    ) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1, __g2) = __pullback(__dy);
-                (__g0, __g1, __g2)
             },
         )
     }

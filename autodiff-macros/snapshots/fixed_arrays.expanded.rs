@@ -85,6 +85,31 @@ impl cross_rotated {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+    ) -> (
+        [f64; 3],
+        impl ::core::ops::FnOnce(
+            [f64; 3],
+        ) -> (
+                [f64; 2],
+                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+                [f64; 3],
+            ) + use<'__autodiff_l0>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (
+            __value,
+            move |__dy: [f64; 3]| {
+                let (__g0, __g1, __g2) = __pullback(__dy);
+                (__g0, __g1, __g2)
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -320,31 +345,6 @@ impl cross_rotated {
                     ::autodiff::__private::finish_tangent(&__v1, __d1),
                     ::autodiff::__private::finish_tangent(&__v2, __d2),
                 )
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected<'__autodiff_l0>(
-        __v0: [f64; 2],
-        __v1: &'__autodiff_l0 [[f64; 2]; 2],
-        __v2: [f64; 3],
-    ) -> (
-        [f64; 3],
-        impl ::core::ops::FnOnce(
-            [f64; 3],
-        ) -> (
-                [f64; 2],
-                <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
-                [f64; 3],
-            ) + use<'__autodiff_l0>,
-    ) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
-        (
-            __value,
-            move |__dy: [f64; 3]| {
-                let (__g0, __g1, __g2) = __pullback(__dy);
-                (__g0, __g1, __g2)
             },
         )
     }

@@ -53,28 +53,6 @@ impl rosenbrock {
     }
     #[doc(hidden)]
     #[inline]
-    fn __vjp<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(f64) -> (::std::vec::Vec<f64>,) + use<'__autodiff_l0>,
-    ) {
-        let _ = rosenbrock;
-        let mut __b0 = ::autodiff::__private::adjoint_zero(&__v0);
-        let (__value, __pullback) = Self::__vjp_into(__v0);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0,) = __pullback(
-                    __dy,
-                    ::autodiff::__private::shadow::sink(&mut __b0),
-                );
-                (__b0,)
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
     ) -> (
@@ -195,23 +173,6 @@ impl rosenbrock {
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
                 (::autodiff::__private::NoTangent,)
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(f64) -> ::std::vec::Vec<f64> + use<'__autodiff_l0>,
-    ) {
-        let (__value, __pullback) = Self::__vjp(__v0);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0,) = __pullback(__dy);
-                __g0
             },
         )
     }
@@ -468,26 +429,6 @@ impl rosenbrock {
         Self::__jvp(__v0, __tv0)
     }
     #[doc(hidden)]
-    #[inline]
-    fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
-        &[f64],
-        &[f64],
-    ) -> (f64, f64) + use<'__autodiff_l0> {
-        move |__v0, __tv0| {
-            Self::__jvp_opts(__v0, (::core::option::Option::Some(__tv0),))
-        }
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel1<'__autodiff_l0, __S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(&[f64], __S::I0) -> (f64, f64) + use<'__autodiff_l0, __S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<(&'__autodiff_l0 [f64],)>,
-    {
-        move |__v0, __sel0| { Self::__jvp_opts(__v0, __S::scatter(__sel0)) }
-    }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`rosenbrock` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn rosenbrock<T: Float>(…) -> T` with `T` for `f64`",
     );
@@ -522,47 +463,37 @@ impl rosenbrock {
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
-    fn __jacobian_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        &[f64],
-    ) -> ::autodiff::__private::ndarray::Array2<
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (::core::option::Option<::std::vec::Vec<f64>>,),
-                f64,
-                f64,
-            >>::Elem,
-        >
-    where
-        __S: ::autodiff::__private::jacobian::JacobianFor<
-            (::core::option::Option<::std::vec::Vec<f64>>,),
+}
+impl ::autodiff::__private::entry::Jvp1 for rosenbrock {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Slice<f64>;
+    #[inline(always)]
+    fn jvp_opts<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __o: (
+            ::core::option::Option<
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+            >,
+        ),
+    ) -> (f64, f64) {
+        Self::__jvp_opts(__v0, __o)
+    }
+}
+impl ::autodiff::__private::entry::Sig1 for rosenbrock {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Slice<f64>;
+    const NAME: &'static str = "rosenbrock";
+    const PARAMS: [&'static str; 1usize] = ["x"];
+    #[inline(always)]
+    fn vjp_into<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    ) -> (
+        f64,
+        impl for<'s> ::core::ops::FnOnce(
             f64,
-            f64,
-        >,
-    {
-        move |__v0: &[f64]| {
-            let (__value, __pullback) = Self::__vjp(::core::clone::Clone::clone(&__v0));
-            ::autodiff::__private::jacobian::by_rows::<
-                __S,
-                (::core::option::Option<::std::vec::Vec<f64>>,),
-                f64,
-                f64,
-            >(
-                &__value,
-                "rosenbrock",
-                move |__c| {
-                    let (__g0,) = __pullback(__c);
-                    (::core::option::Option::Some(__g0),)
-                },
-                |__c| {
-                    let (_, __pullback) = Self::__vjp(
-                        ::core::clone::Clone::clone(&__v0),
-                    );
-                    let (__g0,) = __pullback(__c);
-                    (::core::option::Option::Some(__g0),)
-                },
-            )
-        }
+            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+        ) -> (<Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,),
+    ) {
+        Self::__vjp_into(__v0)
     }
 }

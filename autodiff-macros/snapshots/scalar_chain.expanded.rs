@@ -78,6 +78,21 @@ impl chain {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected(
+        __v0: f64,
+        __v1: usize,
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<>) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g0
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into(
         __v0: f64,
         __v1: usize,
@@ -189,21 +204,6 @@ impl chain {
                 _: ::autodiff::__private::again::Val<f64>,
                 _: ::autodiff::__private::again::Val<usize>|
             { __pullback(__dy, __s0, __s1) },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected(
-        __v0: f64,
-        __v1: usize,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<>) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1) = __pullback(__dy);
-                __g0
-            },
         )
     }
     #[doc(hidden)]

@@ -84,6 +84,24 @@ impl sum_picks {
     }
     #[doc(hidden)]
     #[inline]
+    fn __vjp_selected<'__autodiff_l0>(
+        __v0: &'__autodiff_l0 [f64],
+        __v1: usize,
+    ) -> (
+        f64,
+        impl ::core::ops::FnOnce(f64) -> ::std::vec::Vec<f64> + use<'__autodiff_l0>,
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g0
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
@@ -238,24 +256,6 @@ impl sum_picks {
                 }
                 ::autodiff::__private::ops::reset_d0(&mut __dc0);
                 (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-        __v1: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(f64) -> ::std::vec::Vec<f64> + use<'__autodiff_l0>,
-    ) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1) = __pullback(__dy);
-                __g0
             },
         )
     }

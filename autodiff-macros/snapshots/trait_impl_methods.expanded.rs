@@ -125,6 +125,34 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
+    pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g1
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
     pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -252,34 +280,6 @@ impl Exp {
             {
                 let (_, __pullback) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
                 __pullback(__dy, __s0, __s1)
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
-        self: &'__autodiff_l0 Self,
-        __v1: f64,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
-        let __v0 = self;
-        let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1) = __pullback(__dy);
-                __g1
             },
         )
     }
@@ -930,6 +930,34 @@ impl Exp {
         clippy::all,
         clippy::pedantic
     )]
+    pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
+        (
+            __value,
+            move |__dy: f64| {
+                let (__g0, __g1) = __pullback(__dy);
+                __g1
+            },
+        )
+    }
+    #[doc(hidden)]
+    #[inline]
+    #[allow(
+        dead_code,
+        non_snake_case,
+        non_upper_case_globals,
+        non_camel_case_types,
+        unused_mut,
+        unused_variables,
+        unused_parens,
+        unused_assignments,
+        clippy::all,
+        clippy::pedantic
+    )]
     pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -1063,34 +1091,6 @@ impl Exp {
                     ::autodiff::__private::NoTangent,
                     ::autodiff::__private::finish_tangent(&__v1, __d1),
                 )
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
-        self: &'__autodiff_l0 Self,
-        __v1: f64,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> f64 + use<'__autodiff_l0>) {
-        let __v0 = self;
-        let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1) = __pullback(__dy);
-                __g1
             },
         )
     }

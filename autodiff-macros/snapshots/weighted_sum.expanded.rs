@@ -69,30 +69,6 @@ impl weighted_sum {
     }
     #[doc(hidden)]
     #[inline]
-    fn __vjp(
-        __v0: f64,
-        __v1: f64,
-        __v2: f64,
-        __v3: f64,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64, f64, f64) + use<>) {
-        let _ = weighted_sum;
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2, __v3);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1, __g2, __g3) = __pullback(
-                    __dy,
-                    ::autodiff::__private::shadow::no_sink(),
-                    ::autodiff::__private::shadow::no_sink(),
-                    ::autodiff::__private::shadow::no_sink(),
-                    ::autodiff::__private::shadow::no_sink(),
-                );
-                (__g0, __g1, __g2, __g3)
-            },
-        )
-    }
-    #[doc(hidden)]
-    #[inline]
     fn __vjp_into(
         __v0: f64,
         __v1: f64,
@@ -175,23 +151,6 @@ impl weighted_sum {
         )
     }
     #[doc(hidden)]
-    #[inline]
-    fn __vjp_selected(
-        __v0: f64,
-        __v1: f64,
-        __v2: f64,
-        __v3: f64,
-    ) -> (f64, impl ::core::ops::FnOnce(f64) -> (f64, f64, f64, f64) + use<>) {
-        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
-        (
-            __value,
-            move |__dy: f64| {
-                let (__g0, __g1, __g2, __g3) = __pullback(__dy);
-                (__g0, __g1, __g2, __g3)
-            },
-        )
-    }
-    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
@@ -244,117 +203,6 @@ impl weighted_sum {
         Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
     }
     #[doc(hidden)]
-    #[inline]
-    fn __jvp_function() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> (f64, f64) + use<> {
-        move |__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3| {
-            Self::__jvp_opts(
-                __v0,
-                __v1,
-                __v2,
-                __v3,
-                (
-                    ::core::option::Option::Some(__tv0),
-                    ::core::option::Option::Some(__tv1),
-                    ::core::option::Option::Some(__tv2),
-                    ::core::option::Option::Some(__tv3),
-                ),
-            )
-        }
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel1<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(f64, f64, f64, f64, __S::I0) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<(f64, f64, f64, f64)>,
-    {
-        move |__v0, __v1, __v2, __v3, __sel0| {
-            Self::__jvp_opts(__v0, __v1, __v2, __v3, __S::scatter(__sel0))
-        }
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel2<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        __S::I0,
-        __S::I1,
-    ) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter2<(f64, f64, f64, f64)>,
-    {
-        move |__v0, __v1, __v2, __v3, __sel0, __sel1| {
-            Self::__jvp_opts(__v0, __v1, __v2, __v3, __S::scatter(__sel0, __sel1))
-        }
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel3<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        __S::I0,
-        __S::I1,
-        __S::I2,
-    ) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter3<(f64, f64, f64, f64)>,
-    {
-        move |__v0, __v1, __v2, __v3, __sel0, __sel1, __sel2| {
-            Self::__jvp_opts(
-                __v0,
-                __v1,
-                __v2,
-                __v3,
-                __S::scatter(__sel0, __sel1, __sel2),
-            )
-        }
-    }
-    #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel4<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-        __S::I0,
-        __S::I1,
-        __S::I2,
-        __S::I3,
-    ) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter4<(f64, f64, f64, f64)>,
-    {
-        move |__v0, __v1, __v2, __v3, __sel0, __sel1, __sel2, __sel3| {
-            Self::__jvp_opts(
-                __v0,
-                __v1,
-                __v2,
-                __v3,
-                __S::scatter(__sel0, __sel1, __sel2, __sel3),
-            )
-        }
-    }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
     );
@@ -402,74 +250,35 @@ impl weighted_sum {
     );
     #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
-    fn __jacobian_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        f64,
-        f64,
-    ) -> ::autodiff::__private::ndarray::Array2<
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-                f64,
-                f64,
-            >>::Elem,
-        >
-    where
-        __S: ::autodiff::__private::jacobian::JacobianFor<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-                ::core::option::Option<f64>,
-            ),
-            f64,
-            f64,
-        >,
-    {
-        move |__v0: f64, __v1: f64, __v2: f64, __v3: f64| {
-            let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
-            ::autodiff::__private::jacobian::by_rows::<
-                __S,
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<f64>,
-                ),
-                f64,
-                f64,
-            >(
-                &__value,
-                "weighted_sum",
-                move |__c| {
-                    let (__g0, __g1, __g2, __g3) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                        ::core::option::Option::Some(__g2),
-                        ::core::option::Option::Some(__g3),
-                    )
-                },
-                |__c| {
-                    let (_, __pullback) = Self::__vjp(__v0, __v1, __v2, __v3);
-                    let (__g0, __g1, __g2, __g3) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                        ::core::option::Option::Some(__g2),
-                        ::core::option::Option::Some(__g3),
-                    )
-                },
-            )
-        }
+}
+impl ::autodiff::__private::entry::Jvp4 for weighted_sum {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Scalar<f64>;
+    type K2 = ::autodiff::__private::entry::Scalar<f64>;
+    type K3 = ::autodiff::__private::entry::Scalar<f64>;
+    #[inline(always)]
+    fn jvp_opts<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v2: <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v3: <Self::K3 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __o: (
+            ::core::option::Option<
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+            >,
+            ::core::option::Option<
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+            >,
+            ::core::option::Option<
+                <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+            >,
+            ::core::option::Option<
+                <Self::K3 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+            >,
+        ),
+    ) -> (f64, f64) {
+        Self::__jvp_opts(__v0, __v1, __v2, __v3, __o)
     }
 }
 impl ::autodiff::__private::entry::Sig4 for weighted_sum {

@@ -824,10 +824,45 @@ pub fn companions(
     };
     // A free function of float and float-slice parameters: the runtime's entry points
     // (`runtime::entry`), compiled only where a helper is used; any other: its own.
-    let entry_impl = (place == Place::Free && generated && seeded_item.is_empty())
-        .then(|| entry_sig(sig))
-        .flatten();
-    let entries = if entry_impl.is_some() {
+    // (`__vjp` and `vjp!`'s `__vjp_selected` too; a fused function keeps its own gradient
+    // entry points, which run its fused sweep)
+    let any_kinds = entry_kinds(sig);
+    let kinds = any_kinds.clone().filter(|_| generated);
+    let runtime_entries = kinds.is_some() && seeded_item.is_empty();
+    let own_vjp = if kinds.is_some() {
+        quote!()
+    } else {
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #vjp #gen_named (#(#decls),*)
+                -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
+                #where_named
+            {
+                #bind_receiver
+                #mention_primal
+                #vjp_fn_body
+            }
+
+        #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #vjp_selected #gen_named (#(#decls),*)
+                -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
+                #where_named
+            {
+                #bind_receiver
+                let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                (__value, move |__dy: #out_tangent| {
+                    let (#(#gnames,)*) = __pullback(__dy);
+                    #selected_value
+                })
+            }
+        }
+    };
+    let entry_impl = any_kinds.map(|k| entry_impls(sig, &k, generated));
+    let entries = if runtime_entries {
         quote!()
     } else {
         quote! {
@@ -905,17 +940,7 @@ pub fn companions(
             #all_value
         }
 
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp #gen_named (#(#decls),*)
-            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> (#(#tangents,)*) + #captures)
-            #where_named
-        {
-            #bind_receiver
-            #mention_primal
-            #vjp_fn_body
-        }
+        #own_vjp
 
         #[doc(hidden)]
         #[inline]
@@ -949,21 +974,6 @@ pub fn companions(
             #reborrow_fn_body
         }
 
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp_selected #gen_named (#(#decls),*)
-            -> (#output, impl ::core::ops::FnOnce(#out_tangent) -> #selected + #captures)
-            #where_named
-        {
-            #bind_receiver
-            let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
-            (__value, move |__dy: #out_tangent| {
-                let (#(#gnames,)*) = __pullback(__dy);
-                #selected_value
-            })
-        }
-
         #entries
 
         #seeded_item
@@ -992,11 +1002,12 @@ pub fn companions(
     }
 }
 
-/// The `runtime::entry::Sig{n}` impl of a free function whose gradient entry points the
-/// runtime writes: not generic, one to eight parameters, each a differentiable float taken
-/// by value or a shared float slice, a float output. `None` for any other function (which
-/// keeps entry points of its own).
-fn entry_sig(sig: &Signature) -> Option<TokenStream> {
+/// The kinds (`runtime::entry::Scalar`/`Slice`) of the parameters of a function whose
+/// helpers' entry points the runtime writes: a free function, not generic, of one to
+/// eight parameters, each a differentiable float taken by value or a shared float slice,
+/// with a float output. `None` for any other function (which keeps entry points of its
+/// own).
+pub fn entry_kinds(sig: &Signature) -> Option<Vec<TokenStream>> {
     let rt = rt();
     let n = sig.params.len();
     if sig.is_method
@@ -1028,32 +1039,61 @@ fn entry_sig(sig: &Signature) -> Option<TokenStream> {
         };
         kinds.push(kind);
     }
+    Some(kinds)
+}
+
+/// The `runtime::entry::Sig{n}` impl of a function with [`entry_kinds`] (its reverse
+/// sweep, for the gradient helpers, `vjp!` and `jacobian!`; `reverse`: a generated one, not
+/// a hand-written rule's) and its `Jvp{n}` impl (its tangent sweep, for `jvp!`).
+fn entry_impls(sig: &Signature, kinds: &[TokenStream], reverse: bool) -> TokenStream {
+    let rt = rt();
+    let n = kinds.len();
     let ident = &sig.ident;
     let output = &sig.output;
-    let trait_ = format_ident!("Sig{}", n);
     let ks: Vec<syn::Ident> = (0..n).map(|i| format_ident!("K{}", i)).collect();
     let vars: Vec<syn::Ident> = (0..n).map(|i| crate::ir::VarId(i).ident()).collect();
-    let name = ident.to_string();
-    let labels = sig.params.iter().map(|p| &p.label);
-    let vjp_into = companion(ident, "vjp_into", false);
-    Some(quote! {
-        impl #rt::entry::#trait_ for #ident {
-            type Out = #output;
-            #(type #ks = #kinds;)*
-            const NAME: &'static str = #name;
-            const PARAMS: [&'static str; #n] = [#(#labels),*];
+    let args = quote!(#(#vars: <Self::#ks as #rt::entry::Kind>::Arg<'a>),*);
+    let types = quote!(type Out = #output; #(type #ks = #kinds;)*);
+    let jvp_trait = format_ident!("Jvp{}", n);
+    let jvp_opts = companion(ident, "jvp_opts", false);
+    let mut out = quote! {
+        impl #rt::entry::#jvp_trait for #ident {
+            #types
+            // (not `#[track_caller]`: a tangent of the wrong shape is reported at the
+            // function, as the runtime's closure calling this cannot be tracked)
             #[inline(always)]
-            fn vjp_into<'a>(#(#vars: <Self::#ks as #rt::entry::Kind>::Arg<'a>),*) -> (
-                #output,
-                impl for<'s> ::core::ops::FnOnce(
-                    #output,
-                    #(<Self::#ks as #rt::entry::Kind>::Shadow<'s>),*
-                ) -> (#(<Self::#ks as #rt::entry::Kind>::Pulled,)*),
-            ) {
-                Self::#vjp_into(#(#vars),*)
+            fn jvp_opts<'a>(
+                #args,
+                __o: (#(::core::option::Option<<Self::#ks as #rt::entry::Kind>::Arg<'a>>,)*),
+            ) -> (#output, #output) {
+                Self::#jvp_opts(#(#vars,)* __o)
             }
         }
-    })
+    };
+    if reverse {
+        let trait_ = format_ident!("Sig{}", n);
+        let name = ident.to_string();
+        let labels = sig.params.iter().map(|p| &p.label);
+        let vjp_into = companion(ident, "vjp_into", false);
+        out.extend(quote! {
+            impl #rt::entry::#trait_ for #ident {
+                #types
+                const NAME: &'static str = #name;
+                const PARAMS: [&'static str; #n] = [#(#labels),*];
+                #[inline(always)]
+                fn vjp_into<'a>(#args) -> (
+                    #output,
+                    impl for<'s> ::core::ops::FnOnce(
+                        #output,
+                        #(<Self::#ks as #rt::entry::Kind>::Shadow<'s>),*
+                    ) -> (#(<Self::#ks as #rt::entry::Kind>::Pulled,)*),
+                ) {
+                    Self::#vjp_into(#(#vars),*)
+                }
+            }
+        });
+    }
+    out
 }
 
 /// `f32` or `f64`, when `ty` is written so.

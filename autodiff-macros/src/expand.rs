@@ -234,12 +234,18 @@ pub(crate) fn try_expand(
     if let Some(cx) = context {
         crate::impls::drop_impl_generics(&mut sig, cx);
     }
+    // `__vjp` (and `vjp!`'s and `jacobian!`'s entry points) the runtime's, through the
+    // function's `Sig` impl (see `runtime::entry`)
+    let runtime_vjp = args.custom_vjp.is_none() && crate::companions::entry_kinds(&sig).is_some();
     if sig.answers_requests() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
         let vjp = companion(&sig.ident, "vjp", sig.is_method);
         let ident = &sig.ident;
         let owner = if sig.is_method {
             quote!(Self::)
+        } else if runtime_vjp {
+            let entries = format_ident!("Entries{}", sig.params.len());
+            quote!(<#ident as ::autodiff::__private::entry::#entries>::)
         } else {
             quote!(#ident::)
         };
@@ -303,7 +309,12 @@ pub(crate) fn try_expand(
         fused,
         args.copy.as_ref(),
     ));
-    forward.extend(crate::jacobian::companions(&sig, &vis, forward_sweep));
+    forward.extend(crate::jacobian::companions(
+        &sig,
+        &vis,
+        forward_sweep,
+        runtime_vjp,
+    ));
     let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
     Ok(Expanded {
         func,

@@ -416,6 +416,13 @@ pub fn companions(
             #call_core
         }
 
+    };
+    // A function of float and float-slice parameters: `jvp!`'s closures are the runtime's
+    // (`runtime::entry::JvpEntries{n}`, through the `Jvp{n}` impl beside the companions)
+    if crate::companions::entry_kinds(sig).is_some() {
+        return items;
+    }
+    items.extend(quote! {
         #[doc(hidden)]
         #[inline]
         #allow
@@ -427,7 +434,7 @@ pub fn companions(
                 #fill_all
             }
         }
-    };
+    });
     // `jvp!(f, params = [...])`: one closure per number of selected tangents
     for k in 1..=diff.len().min(MAX_SELECTED) {
         let f = companion(ident, &format!("jvp_sel{k}"), m);
@@ -474,9 +481,10 @@ pub fn jvp(input: HelperInput) -> syn::Result<TokenStream> {
     let check = quote::quote_spanned! {span=>
         const _: () = #rt::forward::check_supported(#forward);
     };
+    let entries = crate::helpers::runtime_entries("JvpEntries");
     let Some((span, refs)) = input.params else {
         let target = companion_path(&input.func, "jvp_function");
-        return Ok(quote!({ #check #target() }));
+        return Ok(quote!({ #check #entries #target() }));
     };
     if refs.is_empty() {
         return Err(syn::Error::new(span, crate::diag::PARAMS_EMPTY));
@@ -490,6 +498,7 @@ pub fn jvp(input: HelperInput) -> syn::Result<TokenStream> {
     Ok(quote! {{
         #check
         #consts
+        #entries
         #target(#rt::select::#sel::<#(#keys),*>)
     }})
 }

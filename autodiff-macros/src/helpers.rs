@@ -79,20 +79,23 @@ pub fn accumulate_gradients(input: HelperInput) -> syn::Result<TokenStream> {
     selected_helper(input, "accumulate_gradients")
 }
 
+/// The runtime's entry-point traits `{family}1`…`{family}8` brought into scope (`Entries`,
+/// `JvpEntries`): a function whose entry points the runtime writes has them through these
+/// (see `runtime::entry`); one with its own finds those first.
+pub fn runtime_entries(family: &str) -> TokenStream {
+    let traits = (1..=8u32).map(|n| format_ident!("{}{}", family, n));
+    quote! {
+        #[allow(unused_imports)]
+        use ::autodiff::__private::entry::{#(#traits as _),*};
+    }
+}
+
 /// The companion `what` of the function, called with the selection `params = [...]`
 /// makes (every differentiable parameter without it).
 fn selected_helper(input: HelperInput, what: &str) -> syn::Result<TokenStream> {
     let rt = quote!(::autodiff::__private);
     let target = companion_path(&input.func, what);
-    // (a function whose entry points the runtime writes has them through these traits;
-    // one with its own finds those first)
-    let entries = quote! {
-        #[allow(unused_imports)]
-        use #rt::entry::{
-            Entries1 as _, Entries2 as _, Entries3 as _, Entries4 as _, Entries5 as _,
-            Entries6 as _, Entries7 as _, Entries8 as _,
-        };
-    };
+    let entries = runtime_entries("Entries");
     let Some((span, refs)) = input.params else {
         let all = companion_path(&input.func, "all");
         return Ok(quote!({
@@ -184,7 +187,11 @@ pub fn vjp(input: HelperInput) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(span, crate::diag::VJP_TAKES_NO_PARAMS));
     }
     let target = companion_path(&input.func, "vjp_selected");
-    Ok(quote!(#target))
+    let entries = runtime_entries("Entries");
+    Ok(quote!({
+        #entries
+        #target
+    }))
 }
 
 /// `path` with every token carrying `span`, so an error about the expression it is part

@@ -121,7 +121,14 @@ fn refusal(sig: &Signature) -> Option<String> {
 }
 
 /// The `jacobian!` companions of a function (see the module's documentation).
-pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -> TokenStream {
+/// `runtime`: `__jacobian_function` is the runtime's (see `runtime::entry`), only the
+/// constants are written.
+pub fn companions(
+    sig: &Signature,
+    vis: &syn::Visibility,
+    forward_sweep: bool,
+    runtime: bool,
+) -> TokenStream {
     let rt = rt();
     let m = sig.is_method;
     let allow = lint_allows_if(m);
@@ -223,7 +230,7 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -
         },
     };
 
-    quote! {
+    let constants = quote! {
         #[doc(hidden)]
         #allow
         #vis const #reason_c: ::core::option::Option<&'static str> = #own;
@@ -233,6 +240,12 @@ pub fn companions(sig: &Signature, vis: &syn::Visibility, forward_sweep: bool) -
         #[doc(hidden)]
         #allow
         #vis const #k_c: usize = #k;
+    };
+    if runtime {
+        return constants;
+    }
+    quote! {
+        #constants
 
         #[doc(hidden)]
         #allow
@@ -416,6 +429,7 @@ pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
         .last()
         .map_or(Span::call_site(), |s| s.ident.span());
     let target = companion_path(&input.func, "jacobian_function");
+    let entries = crate::helpers::runtime_entries("Entries");
     let Some((params_span, refs)) = input.params else {
         let reason = companion_path(&input.func, "JACOBIAN_ALL");
         let k = companion_path(&input.func, "JACOBIAN_K");
@@ -424,6 +438,7 @@ pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
         };
         return Ok(quote! {{
             #check
+            #entries
             #target(<#rt::jacobian::Choice<{ #k }, { #reason.is_none() }>
                 as #rt::jacobian::Pick>::Sel::default())
         }});
@@ -444,6 +459,7 @@ pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
     Ok(quote! {{
         #check
         #consts
+        #entries
         #target(<#rt::jacobian::Choice<#key, { #reason.is_none() }>
             as #rt::jacobian::Pick>::Sel::default())
     }})

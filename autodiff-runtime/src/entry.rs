@@ -15,6 +15,7 @@
 //!
 //! Not a public API: generated code reaches it through the facade's hidden path.
 
+use crate::jacobian::{by_rows, JacobianFor};
 use crate::select::{ScalarOutputFor, Scatter, Select};
 use crate::shadow::{Ignored, SliceShadow};
 use crate::{Accumulate, Differentiable, NoTangent, Real};
@@ -23,8 +24,8 @@ use core::marker::PhantomData;
 /// How one parameter's gradient travels: what the caller passes, the shadow its pullback
 /// takes, what the pullback returns for it, and the gradient a helper hands back.
 pub trait Kind {
-    /// The argument's type, borrowing for `'a`.
-    type Arg<'a>;
+    /// The argument's type, borrowing for `'a` (copied for each row of a Jacobian).
+    type Arg<'a>: Copy;
     /// The shadow the reverse sweep adds this parameter's gradient into (or `Ignored`).
     type Shadow<'s>;
     /// What the pullback returns at this position.
@@ -140,8 +141,20 @@ impl<E: Real + Differentiable<Tangent = E>> Kind for Slice<E> {
     fn after(_: (), _: NoTangent) {}
 }
 
+/// What `vjp!`'s pullback returns: one gradient bare, several as a tuple.
+macro_rules! selected_type {
+    (one; $K:ident) => { <Self::$K as Kind>::Grad };
+    (many; $($K:ident),+) => { ($(<Self::$K as Kind>::Grad,)+) };
+}
+
+/// [`selected_type`]'s value, from the gradients.
+macro_rules! selected_value {
+    (one; $g:ident) => { $g };
+    (many; $($g:ident),+) => { ($($g,)+) };
+}
+
 macro_rules! entries {
-    ($doc:literal, $Sig:ident, $Entries:ident, $n:literal;
+    ($doc:literal, $Sig:ident, $Entries:ident, $n:literal, $shape:ident;
      $(($K:ident, $a:ident, $b:ident, $s:ident, $g:ident, $l:ident, $i:tt)),+) => {
         #[doc = concat!("A function of ", $doc, ": the kinds of its parameters and its reverse sweep.")]
         pub trait $Sig {
@@ -244,32 +257,189 @@ macro_rules! entries {
                     value
                 }
             }
+
+            /// The value and a pullback returning every gradient (each slice's in a
+            /// buffer of its own).
+            #[inline]
+            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+            fn __vjp<'a>($($a: <Self::$K as Kind>::Arg<'a>),+) -> (
+                Self::Out,
+                impl FnOnce(<Self::Out as Differentiable>::Tangent)
+                    -> ($(<Self::$K as Kind>::Grad,)+),
+            ) {
+                $(let mut $b = <Self::$K as Kind>::buffer(&$a, true);)+
+                let (value, pullback) = Self::vjp_into($($a),+);
+                (value, move |dy| {
+                    let ($($g,)+) = pullback(dy, $(<Self::$K as Kind>::shadow(&mut $b, true)),+);
+                    ($(<Self::$K as Kind>::finish($b, $g),)+)
+                })
+            }
+
+            /// `vjp!`: the value and a pullback returning the gradients (one bare).
+            #[inline]
+            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+            fn __vjp_selected<'a>($($a: <Self::$K as Kind>::Arg<'a>),+) -> (
+                Self::Out,
+                impl FnOnce(<Self::Out as Differentiable>::Tangent)
+                    -> selected_type!($shape; $($K),+),
+            ) {
+                let (value, pullback) = Self::__vjp($($a),+);
+                (value, move |dy| {
+                    let ($($g,)+) = pullback(dy);
+                    selected_value!($shape; $($g),+)
+                })
+            }
+
+            /// `jacobian!` of a float output: one row, by the pullback.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            fn __jacobian_function<S>(
+                _selection: S,
+            ) -> impl for<'a> Fn($(<Self::$K as Kind>::Arg<'a>),+) -> ndarray::Array2<
+                <S as JacobianFor<
+                    ($(Option<<Self::$K as Kind>::Grad>,)+),
+                    Self::Out,
+                    <Self::Out as Differentiable>::Tangent,
+                >>::Elem,
+            >
+            where
+                S: JacobianFor<
+                    ($(Option<<Self::$K as Kind>::Grad>,)+),
+                    Self::Out,
+                    <Self::Out as Differentiable>::Tangent,
+                >,
+            {
+                move |$($a),+| {
+                    let (value, pullback) = Self::__vjp($($a),+);
+                    by_rows::<
+                        S,
+                        ($(Option<<Self::$K as Kind>::Grad>,)+),
+                        Self::Out,
+                        <Self::Out as Differentiable>::Tangent,
+                    >(
+                        &value,
+                        Self::NAME,
+                        move |c| {
+                            let ($($g,)+) = pullback(c);
+                            ($(Some($g),)+)
+                        },
+                        |c| {
+                            let (_, pullback) = Self::__vjp($($a),+);
+                            let ($($g,)+) = pullback(c);
+                            ($(Some($g),)+)
+                        },
+                    )
+                }
+            }
         }
 
         impl<F: $Sig> $Entries for F {}
     };
 }
 
-entries!("one parameter", Sig1, Entries1, 1;
+entries!("one parameter", Sig1, Entries1, 1, one;
     (K0, a0, b0, s0, g0, l0, 0));
-entries!("two parameters", Sig2, Entries2, 2;
+entries!("two parameters", Sig2, Entries2, 2, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1));
-entries!("three parameters", Sig3, Entries3, 3;
+entries!("three parameters", Sig3, Entries3, 3, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2));
-entries!("four parameters", Sig4, Entries4, 4;
+entries!("four parameters", Sig4, Entries4, 4, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
     (K3, a3, b3, s3, g3, l3, 3));
-entries!("five parameters", Sig5, Entries5, 5;
+entries!("five parameters", Sig5, Entries5, 5, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
     (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4));
-entries!("six parameters", Sig6, Entries6, 6;
+entries!("six parameters", Sig6, Entries6, 6, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
     (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5));
-entries!("seven parameters", Sig7, Entries7, 7;
+entries!("seven parameters", Sig7, Entries7, 7, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
     (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5),
     (K6, a6, b6, s6, g6, l6, 6));
-entries!("eight parameters", Sig8, Entries8, 8;
+entries!("eight parameters", Sig8, Entries8, 8, many;
     (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
     (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5),
     (K6, a6, b6, s6, g6, l6, 6), (K7, a7, b7, s7, g7, l7, 7));
+
+/// `jvp!(f, params = [...])` with `k` selected tangents: the arguments, then the selected
+/// tangents, placed in their slots by the selection.
+macro_rules! jvp_sel {
+    ($name:ident, $Scatter:ident, ($($K:ident $a:ident),+), ($($I:ident $s:ident),+)) => {
+        #[doc = concat!("`jvp!` with the selection `", stringify!($Scatter), "` places.")]
+        #[inline]
+        #[allow(clippy::type_complexity)]
+        fn $name<'a, S>(
+            _selection: S,
+        ) -> impl Fn($(<Self::$K as Kind>::Arg<'a>,)+ $(S::$I),+)
+            -> (Self::Out, <Self::Out as Differentiable>::Tangent)
+        where
+            S: crate::forward::$Scatter<($(<Self::$K as Kind>::Arg<'a>,)+)>,
+        {
+            move |$($a,)+ $($s),+| Self::jvp_opts($($a,)+ S::scatter($($s),+))
+        }
+    };
+}
+
+macro_rules! jvp_entries {
+    ($doc:literal, $Jvp:ident, $Entries:ident;
+     $(($K:ident, $a:ident, $t:ident)),+) => {
+        #[doc = concat!("A function of ", $doc, " for `jvp!`: the kinds of its parameters and its tangent sweep.")]
+        pub trait $Jvp {
+            /// The function's output (a float).
+            type Out: Differentiable;
+            $(
+                #[doc = concat!("The kind of parameter `", stringify!($a), "`.")]
+                type $K: Kind;
+            )+
+            /// The function's `__jvp_opts`: the value and the tangent, from the tangents
+            /// given in their slots (zeros for the others).
+            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+            fn jvp_opts<'a>(
+                $($a: <Self::$K as Kind>::Arg<'a>,)+
+                opts: ($(Option<<Self::$K as Kind>::Arg<'a>>,)+),
+            ) -> (Self::Out, <Self::Out as Differentiable>::Tangent);
+        }
+
+        #[doc = concat!("`jvp!`'s entry points of every [`", stringify!($Jvp), "`] function.")]
+        pub trait $Entries: $Jvp + Sized {
+            /// `jvp!(f)`: the arguments, then every parameter's tangent.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            fn __jvp_function() -> impl for<'a> Fn(
+                $(<Self::$K as Kind>::Arg<'a>,)+
+                $(<Self::$K as Kind>::Arg<'a>),+
+            ) -> (Self::Out, <Self::Out as Differentiable>::Tangent) {
+                move |$($a,)+ $($t),+| Self::jvp_opts($($a,)+ ($(Some($t),)+))
+            }
+            jvp_sel!(__jvp_sel1, Scatter1, ($($K $a),+), (I0 s0));
+            jvp_sel!(__jvp_sel2, Scatter2, ($($K $a),+), (I0 s0, I1 s1));
+            jvp_sel!(__jvp_sel3, Scatter3, ($($K $a),+), (I0 s0, I1 s1, I2 s2));
+            jvp_sel!(__jvp_sel4, Scatter4, ($($K $a),+), (I0 s0, I1 s1, I2 s2, I3 s3));
+            jvp_sel!(__jvp_sel5, Scatter5, ($($K $a),+), (I0 s0, I1 s1, I2 s2, I3 s3, I4 s4));
+            jvp_sel!(__jvp_sel6, Scatter6, ($($K $a),+),
+                (I0 s0, I1 s1, I2 s2, I3 s3, I4 s4, I5 s5));
+            jvp_sel!(__jvp_sel7, Scatter7, ($($K $a),+),
+                (I0 s0, I1 s1, I2 s2, I3 s3, I4 s4, I5 s5, I6 s6));
+            jvp_sel!(__jvp_sel8, Scatter8, ($($K $a),+),
+                (I0 s0, I1 s1, I2 s2, I3 s3, I4 s4, I5 s5, I6 s6, I7 s7));
+        }
+
+        impl<F: $Jvp> $Entries for F {}
+    };
+}
+
+jvp_entries!("one parameter", Jvp1, JvpEntries1; (K0, a0, t0));
+jvp_entries!("two parameters", Jvp2, JvpEntries2; (K0, a0, t0), (K1, a1, t1));
+jvp_entries!("three parameters", Jvp3, JvpEntries3; (K0, a0, t0), (K1, a1, t1), (K2, a2, t2));
+jvp_entries!("four parameters", Jvp4, JvpEntries4;
+    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3));
+jvp_entries!("five parameters", Jvp5, JvpEntries5;
+    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4));
+jvp_entries!("six parameters", Jvp6, JvpEntries6;
+    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5));
+jvp_entries!("seven parameters", Jvp7, JvpEntries7;
+    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5),
+    (K6, a6, t6));
+jvp_entries!("eight parameters", Jvp8, JvpEntries8;
+    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5),
+    (K6, a6, t6), (K7, a7, t7));

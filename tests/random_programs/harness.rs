@@ -81,6 +81,13 @@ macro_rules! program {
                 // at run time instead of failing the whole module's build
                 $name::__FORWARD,
                 &|$p: &[f64], __tangent: &[f64]| {
+                    // (`__jvp_function` of a function of floats and float slices is the
+                    // runtime's, through these traits, as `jvp!` brings them in)
+                    #[allow(unused_imports)]
+                    use autodiff::__private::entry::{
+                        JvpEntries1 as _, JvpEntries2 as _, JvpEntries3 as _, JvpEntries4 as _,
+                        JvpEntries5 as _, JvpEntries6 as _, JvpEntries7 as _, JvpEntries8 as _,
+                    };
                     tangent_call!(
                         $name::__jvp_function(), $p, __tangent,
                         [] [] [$($params)*] [$($arg),*]
