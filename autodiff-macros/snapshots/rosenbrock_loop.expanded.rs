@@ -472,7 +472,7 @@ impl ::autodiff::__private::entry::Jvp1 for rosenbrock {
         __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
         __o: (
             ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
             >,
         ),
     ) -> (f64, f64) {

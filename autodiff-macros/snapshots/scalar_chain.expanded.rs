@@ -207,124 +207,6 @@ impl chain {
         )
     }
     #[doc(hidden)]
-    fn __gradients_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        usize,
-    ) -> <__S as ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >>::Output
-    where
-        __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        let __value_and_gradients = Self::__value_and_gradients_function::<
-            __S,
-        >(_selection);
-        move |__v0: f64, __v1: usize| __value_and_gradients(__v0, __v1).1
-    }
-    #[doc(hidden)]
-    fn __value_and_gradients_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        f64,
-        usize,
-    ) -> (
-            f64,
-            <__S as ::autodiff::__private::select::Select<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-            >>::Output,
-        )
-    where
-        __S: ::autodiff::__private::select::Select<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        move |__v0: f64, __v1: usize| {
-            let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
-            let (__g0, __g1) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-                ::autodiff::__private::shadow::no_sink(),
-                ::autodiff::__private::shadow::no_sink(),
-            );
-            (
-                __value,
-                <__S as ::autodiff::__private::select::Select<
-                    (
-                        ::core::option::Option<f64>,
-                        ::core::option::Option<::autodiff::__private::NoTangent>,
-                    ),
-                >>::select((
-                    ::core::option::Option::Some(__g0),
-                    ::core::option::Option::Some(__g1),
-                )),
-            )
-        }
-    }
-    #[doc(hidden)]
-    fn __accumulate_gradients<__S>(
-        _selection: __S,
-    ) -> impl for<'__autodiff_g> ::core::ops::Fn(
-        f64,
-        usize,
-        <__S as ::autodiff::__private::select::Scatter<
-            (
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<
-                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
-                >,
-            ),
-        >>::Input,
-    ) -> f64
-    where
-        __S: for<'__autodiff_g> ::autodiff::__private::select::Scatter<
-            (
-                ::core::option::Option<&'__autodiff_g mut f64>,
-                ::core::option::Option<
-                    &'__autodiff_g mut ::autodiff::__private::NoTangent,
-                >,
-            ),
-        >,
-        __S: ::autodiff::__private::select::ScalarOutputFor<f64>,
-    {
-        move |__v0: f64, __v1: usize, __buffers| {
-            let (__b0, __b1) = <__S as ::autodiff::__private::select::Scatter<
-                (
-                    ::core::option::Option<&mut f64>,
-                    ::core::option::Option<&mut ::autodiff::__private::NoTangent>,
-                ),
-            >>::scatter(__buffers);
-            let __k0 = ::autodiff::__private::shadow::no_sink();
-            let __k1 = ::autodiff::__private::shadow::no_sink();
-            let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
-            let (__g0, __g1) = __pullback(
-                <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
-                __k0,
-                __k1,
-            );
-            if let ::core::option::Option::Some(b) = __b0 {
-                ::autodiff::__private::Accumulate::accumulate(b, __g0);
-            }
-            __value
-        }
-    }
-    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
@@ -400,18 +282,6 @@ impl chain {
         }
     }
     #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel1<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(f64, usize, __S::I0) -> (f64, f64) + use<__S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<
-            (f64, ::autodiff::__private::NoTangent),
-        >,
-    {
-        move |__v0, __v1, __sel0| { Self::__jvp_opts(__v0, __v1, __S::scatter(__sel0)) }
-    }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
     );
@@ -439,70 +309,48 @@ impl chain {
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
-    fn __jacobian_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
+}
+impl ::autodiff::__private::entry::Jvp2 for chain {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Constant<usize>;
+    #[inline(always)]
+    fn jvp_opts<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __o: (
+            ::core::option::Option<
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
+            >,
+            ::core::option::Option<
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
+            >,
+        ),
+    ) -> (f64, f64) {
+        Self::__jvp_opts(__v0, __v1, __o)
+    }
+}
+impl ::autodiff::__private::entry::Sig2 for chain {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Constant<usize>;
+    const NAME: &'static str = "chain";
+    const PARAMS: [&'static str; 2usize] = ["x", "n"];
+    #[inline(always)]
+    fn vjp_into<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    ) -> (
         f64,
-        usize,
-    ) -> ::autodiff::__private::ndarray::Array2<
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                f64,
-            >>::Elem,
-        >
-    where
-        __S: ::autodiff::__private::jacobian::JacobianFor<
-            (
-                ::core::option::Option<f64>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
+        impl for<'s> ::core::ops::FnOnce(
+            f64,
+            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+        ) -> (
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
             ),
-            f64,
-            f64,
-        >,
-        __S: ::autodiff::__private::jacobian::Again<usize>,
-    {
-        move |__v0: f64, __v1: usize| {
-            let (__value, __pullback) = Self::__vjp(
-                __v0,
-                <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
-            );
-            ::autodiff::__private::jacobian::by_rows::<
-                __S,
-                (
-                    ::core::option::Option<f64>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                f64,
-            >(
-                &__value,
-                "chain",
-                move |__c| {
-                    let (__g0, __g1) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                    )
-                },
-                |__c| {
-                    let (_, __pullback) = Self::__vjp(
-                        __v0,
-                        <__S as ::autodiff::__private::jacobian::Again<
-                            usize,
-                        >>::again(&__v1),
-                    );
-                    let (__g0, __g1) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                    )
-                },
-            )
-        }
+    ) {
+        Self::__vjp_into(__v0, __v1)
     }
 }

@@ -1,6 +1,9 @@
 fn sum_picks(v: &[f64], n: usize) -> f64 {
     if ::autodiff::__private::implicit::requested() {
-        return ::autodiff::__private::implicit::answer(|| sum_picks::__vjp(v, n));
+        return ::autodiff::__private::implicit::answer(|| <sum_picks as ::autodiff::__private::entry::Entries2>::__vjp(
+            v,
+            n,
+        ));
     }
     let mut s = 0.0;
     for i in 0..n {
@@ -533,22 +536,6 @@ impl sum_picks {
         }
     }
     #[doc(hidden)]
-    #[inline]
-    fn __jvp_sel1<'__autodiff_l0, __S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        &[f64],
-        usize,
-        __S::I0,
-    ) -> (f64, f64) + use<'__autodiff_l0, __S>
-    where
-        __S: ::autodiff::__private::forward::Scatter1<
-            (&'__autodiff_l0 [f64], ::autodiff::__private::NoTangent),
-        >,
-    {
-        move |__v0, __v1, __sel0| { Self::__jvp_opts(__v0, __v1, __S::scatter(__sel0)) }
-    }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn sum_picks<T: Float>(…) -> T` with `T` for `f64`",
     );
@@ -584,70 +571,48 @@ impl sum_picks {
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
-    fn __jacobian_function<__S>(
-        _selection: __S,
-    ) -> impl ::core::ops::Fn(
-        &[f64],
-        usize,
-    ) -> ::autodiff::__private::ndarray::Array2<
-            <__S as ::autodiff::__private::jacobian::JacobianFor<
-                (
-                    ::core::option::Option<::std::vec::Vec<f64>>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                f64,
-            >>::Elem,
-        >
-    where
-        __S: ::autodiff::__private::jacobian::JacobianFor<
-            (
-                ::core::option::Option<::std::vec::Vec<f64>>,
-                ::core::option::Option<::autodiff::__private::NoTangent>,
+}
+impl ::autodiff::__private::entry::Jvp2 for sum_picks {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Slice<f64>;
+    type K1 = ::autodiff::__private::entry::Constant<usize>;
+    #[inline(always)]
+    fn jvp_opts<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __o: (
+            ::core::option::Option<
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
+            >,
+            ::core::option::Option<
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
+            >,
+        ),
+    ) -> (f64, f64) {
+        Self::__jvp_opts(__v0, __v1, __o)
+    }
+}
+impl ::autodiff::__private::entry::Sig2 for sum_picks {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Slice<f64>;
+    type K1 = ::autodiff::__private::entry::Constant<usize>;
+    const NAME: &'static str = "sum_picks";
+    const PARAMS: [&'static str; 2usize] = ["v", "n"];
+    #[inline(always)]
+    fn vjp_into<'a>(
+        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    ) -> (
+        f64,
+        impl for<'s> ::core::ops::FnOnce(
+            f64,
+            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
+        ) -> (
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
             ),
-            f64,
-            f64,
-        >,
-        __S: ::autodiff::__private::jacobian::Again<usize>,
-    {
-        move |__v0: &[f64], __v1: usize| {
-            let (__value, __pullback) = Self::__vjp(
-                ::core::clone::Clone::clone(&__v0),
-                <__S as ::autodiff::__private::jacobian::Again<usize>>::again(&__v1),
-            );
-            ::autodiff::__private::jacobian::by_rows::<
-                __S,
-                (
-                    ::core::option::Option<::std::vec::Vec<f64>>,
-                    ::core::option::Option<::autodiff::__private::NoTangent>,
-                ),
-                f64,
-                f64,
-            >(
-                &__value,
-                "sum_picks",
-                move |__c| {
-                    let (__g0, __g1) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                    )
-                },
-                |__c| {
-                    let (_, __pullback) = Self::__vjp(
-                        ::core::clone::Clone::clone(&__v0),
-                        <__S as ::autodiff::__private::jacobian::Again<
-                            usize,
-                        >>::again(&__v1),
-                    );
-                    let (__g0, __g1) = __pullback(__c);
-                    (
-                        ::core::option::Option::Some(__g0),
-                        ::core::option::Option::Some(__g1),
-                    )
-                },
-            )
-        }
+    ) {
+        Self::__vjp_into(__v0, __v1)
     }
 }

@@ -265,16 +265,16 @@ impl ::autodiff::__private::entry::Jvp4 for weighted_sum {
         __v3: <Self::K3 as ::autodiff::__private::entry::Kind>::Arg<'a>,
         __o: (
             ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
             >,
             ::core::option::Option<
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
             >,
             ::core::option::Option<
-                <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+                <Self::K2 as ::autodiff::__private::entry::Kind>::Slot<'a>,
             >,
             ::core::option::Option<
-                <Self::K3 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+                <Self::K3 as ::autodiff::__private::entry::Kind>::Slot<'a>,
             >,
         ),
     ) -> (f64, f64) {

@@ -829,7 +829,9 @@ pub fn companions(
     let any_kinds = entry_kinds(sig);
     let kinds = any_kinds.clone().filter(|_| generated);
     let runtime_entries = kinds.is_some() && seeded_item.is_empty();
-    let own_vjp = if kinds.is_some() {
+    // (a function with constants keeps its own: `vjp!`'s pullback returns the
+    // differentiable parameters' gradients only)
+    let own_vjp = if kinds.as_ref().is_some_and(|k| !k.constants) {
         quote!()
     } else {
         quote! {
@@ -861,7 +863,7 @@ pub fn companions(
             }
         }
     };
-    let entry_impl = any_kinds.map(|k| entry_impls(sig, &k, generated));
+    let entry_impl = any_kinds.map(|k| entry_impls(sig, &k.kinds, generated));
     let entries = if runtime_entries {
         quote!()
     } else {
@@ -1002,12 +1004,25 @@ pub fn companions(
     }
 }
 
-/// The kinds (`runtime::entry::Scalar`/`Slice`) of the parameters of a function whose
-/// helpers' entry points the runtime writes: a free function, not generic, of one to
-/// eight parameters, each a differentiable float taken by value or a shared float slice,
-/// with a float output. `None` for any other function (which keeps entry points of its
-/// own).
-pub fn entry_kinds(sig: &Signature) -> Option<Vec<TokenStream>> {
+/// The parameters' kinds of a function whose helpers' entry points the runtime writes
+/// (see `runtime::entry`).
+#[derive(Clone)]
+pub struct EntryKinds {
+    /// Each parameter's `runtime::entry` kind.
+    pub kinds: Vec<TokenStream>,
+    /// Whether a parameter gets no gradient (`Constant`, `ConstantSlice`): the closures
+    /// taking every parameter's tangent (`jvp!(f)`) or returning only the differentiable
+    /// ones' gradients (`vjp!(f)`) are then the function's own.
+    pub constants: bool,
+}
+
+/// The kinds of the parameters of a function whose helpers' entry points the runtime
+/// writes: a free function, not generic, of one to eight parameters, each a differentiable
+/// float taken by value or shared float slice (`Scalar`, `Slice`), or a constant — a
+/// primitive taken by value or a shared slice of one (`Constant`, `ConstantSlice`) — with
+/// a float output and a differentiable parameter. `None` for any other function (which
+/// keeps entry points of its own).
+pub fn entry_kinds(sig: &Signature) -> Option<EntryKinds> {
     let rt = rt();
     let n = sig.params.len();
     if sig.is_method
@@ -1015,31 +1030,60 @@ pub fn entry_kinds(sig: &Signature) -> Option<Vec<TokenStream>> {
         || !sig.generics.params.is_empty()
         || sig.generics.where_clause.is_some()
         || float_name(&sig.output).is_none()
+        || !sig.params.iter().any(|p| p.differentiable)
     {
         return None;
     }
     let mut kinds = Vec::new();
     for p in &sig.params {
-        if !p.differentiable || p.in_out || p.by_ref {
+        if p.in_out || p.by_ref {
             return None;
         }
-        let kind = match (&p.ty, &p.shadow) {
-            (syn::Type::Reference(r), Some(_)) if r.mutability.is_none() => match &*r.elem {
-                syn::Type::Slice(s) => {
-                    let e = float_name(&s.elem)?;
-                    quote!(#rt::entry::Slice<#e>)
-                }
+        let slice_elem = match &p.ty {
+            syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                syn::Type::Slice(s) => Some(&*s.elem),
                 _ => return None,
             },
-            (ty, None) => {
-                let t = float_name(ty)?;
+            _ => None,
+        };
+        let kind = match (p.differentiable, slice_elem) {
+            (true, Some(e)) if p.shadow.is_some() => {
+                let e = float_name(e)?;
+                quote!(#rt::entry::Slice<#e>)
+            }
+            (true, None) if p.shadow.is_none() => {
+                let t = float_name(&p.ty)?;
                 quote!(#rt::entry::Scalar<#t>)
+            }
+            (false, Some(e)) => {
+                let e = primitive_name(e)?;
+                quote!(#rt::entry::ConstantSlice<#e>)
+            }
+            (false, None) => {
+                let t = primitive_name(&p.ty)?;
+                quote!(#rt::entry::Constant<#t>)
             }
             _ => return None,
         };
         kinds.push(kind);
     }
-    Some(kinds)
+    let constants = sig.params.iter().any(|p| !p.differentiable);
+    Some(EntryKinds { kinds, constants })
+}
+
+/// A primitive type (a float, integer, `bool` or `char`) written by its name.
+fn primitive_name(ty: &syn::Type) -> Option<syn::Ident> {
+    const PRIMITIVES: [&str; 15] = [
+        "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
+        "i64", "i128", "bool",
+    ];
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let id = p.path.get_ident()?;
+            PRIMITIVES.iter().any(|n| id == n).then(|| id.clone())
+        }
+        _ => None,
+    }
 }
 
 /// The `runtime::entry::Sig{n}` impl of a function with [`entry_kinds`] (its reverse
@@ -1064,7 +1108,7 @@ fn entry_impls(sig: &Signature, kinds: &[TokenStream], reverse: bool) -> TokenSt
             #[inline(always)]
             fn jvp_opts<'a>(
                 #args,
-                __o: (#(::core::option::Option<<Self::#ks as #rt::entry::Kind>::Arg<'a>>,)*),
+                __o: (#(::core::option::Option<<Self::#ks as #rt::entry::Kind>::Slot<'a>>,)*),
             ) -> (#output, #output) {
                 Self::#jvp_opts(#(#vars,)* __o)
             }

@@ -417,9 +417,12 @@ pub fn companions(
         }
 
     };
-    // A function of float and float-slice parameters: `jvp!`'s closures are the runtime's
-    // (`runtime::entry::JvpEntries{n}`, through the `Jvp{n}` impl beside the companions)
-    if crate::companions::entry_kinds(sig).is_some() {
+    // A function of float and float-slice parameters (and constants): `jvp!`'s closures
+    // are the runtime's (`runtime::entry::JvpEntries{n}`, through the `Jvp{n}` impl beside
+    // the companions), but for `jvp!(f)`'s of a function with constants, which takes the
+    // differentiable parameters' tangents only
+    let runtime = crate::companions::entry_kinds(sig);
+    if runtime.as_ref().is_some_and(|k| !k.constants) {
         return items;
     }
     items.extend(quote! {
@@ -435,6 +438,9 @@ pub fn companions(
             }
         }
     });
+    if runtime.is_some() {
+        return items;
+    }
     // `jvp!(f, params = [...])`: one closure per number of selected tangents
     for k in 1..=diff.len().min(MAX_SELECTED) {
         let f = companion(ident, &format!("jvp_sel{k}"), m);

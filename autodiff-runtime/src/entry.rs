@@ -26,6 +26,9 @@ use core::marker::PhantomData;
 pub trait Kind {
     /// The argument's type, borrowing for `'a` (copied for each row of a Jacobian).
     type Arg<'a>: Copy;
+    /// Its slot among `jvp!`'s tangents: the argument's type, or `NoTangent` for a
+    /// parameter that gets none.
+    type Slot<'a>;
     /// The shadow the reverse sweep adds this parameter's gradient into (or `Ignored`).
     type Shadow<'s>;
     /// What the pullback returns at this position.
@@ -61,6 +64,7 @@ pub struct Scalar<T>(PhantomData<T>);
 
 impl<T: Real + Differentiable<Tangent = T>> Kind for Scalar<T> {
     type Arg<'a> = T;
+    type Slot<'a> = T;
     type Shadow<'s> = Ignored;
     type Pulled = T;
     type Grad = T;
@@ -99,6 +103,7 @@ pub struct Slice<E>(PhantomData<E>);
 
 impl<E: Real + Differentiable<Tangent = E>> Kind for Slice<E> {
     type Arg<'a> = &'a [E];
+    type Slot<'a> = &'a [E];
     type Shadow<'s> = SliceShadow<'s, E>;
     type Pulled = NoTangent;
     type Grad = Vec<E>;
@@ -142,6 +147,77 @@ impl<E: Real + Differentiable<Tangent = E>> Kind for Slice<E> {
 }
 
 /// What `vjp!`'s pullback returns: one gradient bare, several as a tuple.
+/// A parameter that gets no gradient, taken by value (a count, a flag, a `#[no_grad]`
+/// float): a constant to the sweeps.
+pub struct Constant<T>(PhantomData<T>);
+
+impl<T: Copy> Kind for Constant<T> {
+    type Arg<'a> = T;
+    type Slot<'a> = NoTangent;
+    type Shadow<'s> = Ignored;
+    type Pulled = NoTangent;
+    type Grad = NoTangent;
+    type Buf = ();
+    type Into<'g> = &'g mut NoTangent;
+    type Later<'g> = ();
+    #[inline(always)]
+    fn buffer(_: &T, _: bool) {}
+    #[inline(always)]
+    fn shadow(_: &mut (), _: bool) -> Ignored {
+        Ignored
+    }
+    #[inline(always)]
+    fn finish(_: (), _: NoTangent) -> NoTangent {
+        NoTangent
+    }
+    #[inline(always)]
+    fn caller<'g>(
+        _: &str,
+        _: &str,
+        _: &T,
+        _: Option<Self::Into<'g>>,
+    ) -> (Self::Shadow<'g>, Self::Later<'g>) {
+        (Ignored, ())
+    }
+    #[inline(always)]
+    fn after(_: (), _: NoTangent) {}
+}
+
+/// A shared slice that gets no gradient (`#[no_grad] data: &[f64]`, indices `&[usize]`).
+pub struct ConstantSlice<E>(PhantomData<E>);
+
+impl<E: Copy + 'static> Kind for ConstantSlice<E> {
+    type Arg<'a> = &'a [E];
+    type Slot<'a> = NoTangent;
+    type Shadow<'s> = Ignored;
+    type Pulled = NoTangent;
+    type Grad = NoTangent;
+    type Buf = ();
+    type Into<'g> = &'g mut NoTangent;
+    type Later<'g> = ();
+    #[inline(always)]
+    fn buffer(_: &&[E], _: bool) {}
+    #[inline(always)]
+    fn shadow(_: &mut (), _: bool) -> Ignored {
+        Ignored
+    }
+    #[inline(always)]
+    fn finish(_: (), _: NoTangent) -> NoTangent {
+        NoTangent
+    }
+    #[inline(always)]
+    fn caller<'g>(
+        _: &str,
+        _: &str,
+        _: &&[E],
+        _: Option<Self::Into<'g>>,
+    ) -> (Self::Shadow<'g>, Self::Later<'g>) {
+        (Ignored, ())
+    }
+    #[inline(always)]
+    fn after(_: (), _: NoTangent) {}
+}
+
 macro_rules! selected_type {
     (one; $K:ident) => { <Self::$K as Kind>::Grad };
     (many; $($K:ident),+) => { ($(<Self::$K as Kind>::Grad,)+) };
@@ -373,7 +449,7 @@ macro_rules! jvp_sel {
         ) -> impl Fn($(<Self::$K as Kind>::Arg<'a>,)+ $(S::$I),+)
             -> (Self::Out, <Self::Out as Differentiable>::Tangent)
         where
-            S: crate::forward::$Scatter<($(<Self::$K as Kind>::Arg<'a>,)+)>,
+            S: crate::forward::$Scatter<($(<Self::$K as Kind>::Slot<'a>,)+)>,
         {
             move |$($a,)+ $($s),+| Self::jvp_opts($($a,)+ S::scatter($($s),+))
         }
@@ -396,7 +472,7 @@ macro_rules! jvp_entries {
             #[allow(clippy::too_many_arguments, clippy::type_complexity)]
             fn jvp_opts<'a>(
                 $($a: <Self::$K as Kind>::Arg<'a>,)+
-                opts: ($(Option<<Self::$K as Kind>::Arg<'a>>,)+),
+                opts: ($(Option<<Self::$K as Kind>::Slot<'a>>,)+),
             ) -> (Self::Out, <Self::Out as Differentiable>::Tangent);
         }
 
@@ -407,7 +483,7 @@ macro_rules! jvp_entries {
             #[allow(clippy::type_complexity)]
             fn __jvp_function() -> impl for<'a> Fn(
                 $(<Self::$K as Kind>::Arg<'a>,)+
-                $(<Self::$K as Kind>::Arg<'a>),+
+                $(<Self::$K as Kind>::Slot<'a>),+
             ) -> (Self::Out, <Self::Out as Differentiable>::Tangent) {
                 move |$($a,)+ $($t),+| Self::jvp_opts($($a,)+ ($(Some($t),)+))
             }
