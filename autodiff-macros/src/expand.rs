@@ -74,9 +74,27 @@ pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
 pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
-                return crate::impls::impl_block(args, block);
+        Err(e) => {
+            let e_impl = match syn::parse2::<syn::ItemImpl>(item.clone()) {
+                Ok(block) => return crate::impls::impl_block(args, block),
+                Err(e_impl) => e_impl,
+            };
+            // A function or `impl` that does not parse: a body being typed, in an editor
+            // (the compiler itself parses an item before its attribute runs). The item as
+            // written, so completion and hover keep working inside it, and the parser's
+            // error where it stopped.
+            let unread = match leading_keyword(&item) {
+                Some("fn") => Some((e, "function")),
+                Some(_) => Some((e_impl, "`impl` block")),
+                None => None,
+            };
+            if let Some((e, what)) = unread {
+                let err = syn::Error::new(
+                    e.span(),
+                    format!("`#[differentiable]` could not read this {what}: {e}"),
+                )
+                .to_compile_error();
+                return quote!(#err #item);
             }
             let err = syn::Error::new(
                 Span::call_site(),
@@ -119,6 +137,20 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         Err(errors) => fallback(&func, &errors),
     }
+}
+
+/// `fn` or `impl`, whichever comes first among the tokens before the item's body
+/// (attributes, visibility and qualifiers first).
+fn leading_keyword(item: &TokenStream) -> Option<&'static str> {
+    use proc_macro2::{Delimiter, TokenTree};
+    item.clone()
+        .into_iter()
+        .take_while(|t| !matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))
+        .find_map(|t| match &t {
+            TokenTree::Ident(i) if i == "fn" => Some("fn"),
+            TokenTree::Ident(i) if i == "impl" => Some("impl"),
+            _ => None,
+        })
 }
 
 /// The signature as written keeps `#[no_grad]`, read by this attribute only; the primal
@@ -488,4 +520,41 @@ fn mentions_self(func: &syn::ItemFn) -> bool {
         })
     }
     scan(quote!(#func))
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// A body being typed (what an editor expands while the user types): the function as
+    /// written, so completion inside it keeps working, and one error saying where the
+    /// parser stopped — not the message for an attribute on something else.
+    #[test]
+    fn a_half_typed_function_is_kept_with_the_parsers_error() {
+        let item = quote! {
+            pub fn loss(x: &[f64], w: f64) -> f64 {
+                let y = x.
+            }
+        };
+        let out = super::differentiable(quote!(), item.clone()).to_string();
+        assert!(out.contains("could not read this function"), "{out}");
+        assert!(
+            out.contains(&item.to_string()),
+            "the function as written: {out}"
+        );
+        assert!(!out.contains("applies to functions"), "{out}");
+        assert_eq!(out.matches("compile_error").count(), 1, "{out}");
+
+        let block = quote! {
+            impl Model {
+                fn loss(&self, x: f64) -> f64 { self.w * }
+            }
+        };
+        let out = super::differentiable(quote!(), block.clone()).to_string();
+        assert!(out.contains("could not read this `impl` block"), "{out}");
+        assert!(
+            out.contains(&block.to_string()),
+            "the block as written: {out}"
+        );
+    }
 }
