@@ -498,3 +498,50 @@ fn array_map_with_an_unannotated_closure() {
     assert!((h[[2, 2]] + w[0] * w[2].sin()).abs() < 1e-15);
     assert_eq!(h[[1, 2]], 0.0);
 }
+
+/// The determinant of a 2 × 2 matrix handed as a slice of rows.
+#[differentiable]
+fn det_of_rows(m: &[[f64; 2]]) -> f64 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+/// An array of arrays built locally and handed by reference where a slice of rows is
+/// expected: the callee's gradient (a `Vec` of rows) added into the array's adjoint.
+#[differentiable]
+fn det_of_local_rows(x: f64) -> f64 {
+    let m = [[x, 1.0], [2.0, x * x]];
+    det_of_rows(&m)
+}
+
+struct RowScale {
+    s: f64,
+}
+
+#[differentiable]
+impl RowScale {
+    fn det(&self, m: &[[f64; 2]]) -> f64 {
+        self.s * (m[0][0] * m[1][1] - m[0][1] * m[1][0])
+    }
+}
+
+/// The same through a method (`sc.det(&m)`, which took the array by value).
+#[differentiable]
+fn scaled_det_of_local_rows(#[no_grad] sc: &RowScale, x: f64) -> f64 {
+    let m = [[x, 1.0], [2.0, x * x]];
+    sc.det(&m)
+}
+
+#[test]
+fn arrays_of_arrays_handed_as_slices_of_rows() {
+    // det [[x, 1], [2, x²]] = x³ − 2: the derivative 3x²
+    for x in [-1.3, 0.4, 1.5] {
+        let g = gradients_function!(det_of_local_rows)(x);
+        assert!((g - 3.0 * x * x).abs() < 1e-12, "{g}");
+        let h = 1e-6;
+        let fd = (det_of_local_rows(x + h) - det_of_local_rows(x - h)) / (2.0 * h);
+        assert!((g - fd).abs() < 1e-6 * fd.abs().max(1.0), "{g} vs {fd}");
+        let sc = RowScale { s: 2.5 };
+        let gs = gradients_function!(scaled_det_of_local_rows, params = ["x"])(&sc, x);
+        assert!((gs - 2.5 * 3.0 * x * x).abs() < 1e-12, "{gs}");
+    }
+}

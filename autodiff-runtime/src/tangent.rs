@@ -163,6 +163,37 @@ impl<T: Accumulate> Accumulate for Vec<T> {
     }
 }
 
+/// The gradient of a slice parameter (`fn det(m: &[[f64; 2]])`) handed an array (`det(&m)`
+/// with `m: [[f64; 2]; 2]`), added elementwise into the array's adjoint; an empty gradient
+/// stands for zero.
+///
+/// ```
+/// use autodiff_runtime::Accumulate;
+/// let mut adjoint = [[1.0_f64, 0.0], [0.0, 1.0]];
+/// adjoint.accumulate(vec![[0.5, 0.5], [2.0, 0.0]]);
+/// assert_eq!(adjoint, [[1.5, 0.5], [2.0, 1.0]]);
+/// adjoint.accumulate(Vec::<[f64; 2]>::new());
+/// assert_eq!(adjoint, [[1.5, 0.5], [2.0, 1.0]]);
+/// ```
+impl<T: Accumulate, const N: usize> Accumulate<Vec<T>> for [T; N] {
+    fn accumulate(&mut self, contribution: Vec<T>) {
+        if contribution.is_empty() {
+            return;
+        }
+        assert_eq!(
+            N,
+            contribution.len(),
+            "gradient length mismatch: accumulating a gradient of length {} into an array of \
+             length {}",
+            contribution.len(),
+            N
+        );
+        for (a, b) in self.iter_mut().zip(contribution) {
+            a.accumulate(b);
+        }
+    }
+}
+
 /// Adds elementwise (arrays of floats, and arrays of arrays: a matrix `[[f64; 3]; 3]`).
 impl<T: Accumulate, const N: usize> Accumulate for [T; N] {
     #[inline(always)]

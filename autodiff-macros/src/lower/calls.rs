@@ -306,6 +306,16 @@ impl Lowering<'_> {
                 gt_token: t.gt_token,
             });
         let func = crate::companions::method_form(&m.method, turbofish.as_ref());
+        // `d.det(&m)`: the method takes a reference (and `m` may be an array), as a free
+        // function's call `det(&m)` does
+        let mut args = args;
+        for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
+            if let (syn::Expr::Reference(r), Operand::Var(v)) = (a, &*arg) {
+                if r.mutability.is_none() && self.references_active(a) {
+                    *arg = Operand::Ref(*v);
+                }
+            }
+        }
         let v = self.new_var(true);
         let maybe_array = self.method_result_maybe_array(&args);
         self.push(v, None, Rhs::Call { func, args }, e.span());
