@@ -847,7 +847,7 @@ pub fn companions(
                 #vjp_fn_body
             }
 
-        #[doc(hidden)]
+            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #vjp_selected #gen_named (#(#decls),*)

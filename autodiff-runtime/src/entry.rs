@@ -14,6 +14,22 @@
 //! parameter of another kind — keeps them, and inherent items are found first.)
 //!
 //! Not a public API: generated code reaches it through the facade's hidden path.
+//!
+//! ```
+//! use autodiff_runtime::entry::{Kind, Scalar, Slice};
+//!
+//! // a slice's gradient is added into a buffer of its own (allocated when selected) …
+//! let x = [1.0_f64, 2.0, 3.0];
+//! let mut buffer = <Slice<f64> as Kind>::buffer(&&x[..], true);
+//! assert_eq!(buffer, vec![0.0; 3]);
+//! let mut shadow = <Slice<f64> as Kind>::shadow(&mut buffer, true);
+//! shadow[1] += 5.0; // what a reverse sweep does
+//! let gradient = <Slice<f64> as Kind>::finish(buffer, autodiff_runtime::NoTangent);
+//! assert_eq!(gradient, vec![0.0, 5.0, 0.0]);
+//!
+//! // … a float's is what the pullback returns
+//! assert_eq!(<Scalar<f64> as Kind>::finish((), 2.5), 2.5);
+//! ```
 
 use crate::jacobian::{by_rows, JacobianFor};
 use crate::select::{ScalarOutputFor, Scatter, Select};
