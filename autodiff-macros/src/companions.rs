@@ -827,11 +827,11 @@ pub fn companions(
     // (`__vjp` and `vjp!`'s `__vjp_selected` too; a fused function keeps its own gradient
     // entry points, which run its fused sweep)
     let any_kinds = entry_kinds(sig);
-    let kinds = any_kinds.clone().filter(|_| generated);
+    let kinds = any_kinds.as_ref().filter(|_| generated);
     let runtime_entries = kinds.is_some() && seeded_item.is_empty();
     // (a function with constants keeps its own: `vjp!`'s pullback returns the
     // differentiable parameters' gradients only)
-    let own_vjp = if kinds.as_ref().is_some_and(|k| !k.constants) {
+    let own_vjp = if kinds.is_some_and(|k| !k.constants) {
         quote!()
     } else {
         quote! {
@@ -1006,7 +1006,6 @@ pub fn companions(
 
 /// The parameters' kinds of a function whose helpers' entry points the runtime writes
 /// (see `runtime::entry`).
-#[derive(Clone)]
 pub struct EntryKinds {
     /// Each parameter's `runtime::entry` kind.
     pub kinds: Vec<TokenStream>,
@@ -1071,19 +1070,11 @@ pub fn entry_kinds(sig: &Signature) -> Option<EntryKinds> {
     Some(EntryKinds { kinds, constants })
 }
 
-/// A primitive type (a float, integer, `bool` or `char`) written by its name.
+/// A primitive type (a float, an integer or `bool`) written by its name.
 fn primitive_name(ty: &syn::Type) -> Option<syn::Ident> {
-    const PRIMITIVES: [&str; 15] = [
-        "f32", "f64", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32",
-        "i64", "i128", "bool",
-    ];
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let id = p.path.get_ident()?;
-            PRIMITIVES.iter().any(|n| id == n).then(|| id.clone())
-        }
-        _ => None,
-    }
+    type_named(ty, |n| {
+        crate::rules::is_float_type_name(n) || crate::rules::is_integer_type_name(n) || n == "bool"
+    })
 }
 
 /// The `runtime::entry::Sig{n}` impl of a function with [`entry_kinds`] (its reverse
@@ -1142,10 +1133,15 @@ fn entry_impls(sig: &Signature, kinds: &[TokenStream], reverse: bool) -> TokenSt
 
 /// `f32` or `f64`, when `ty` is written so.
 fn float_name(ty: &syn::Type) -> Option<syn::Ident> {
+    type_named(ty, crate::rules::is_float_type_name)
+}
+
+/// The name `ty` is written as, when it is one identifier that `named` accepts.
+fn type_named(ty: &syn::Type, named: impl Fn(&str) -> bool) -> Option<syn::Ident> {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             let id = p.path.get_ident()?;
-            (id == "f64" || id == "f32").then(|| id.clone())
+            named(&id.to_string()).then(|| id.clone())
         }
         _ => None,
     }

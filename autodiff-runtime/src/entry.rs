@@ -162,78 +162,55 @@ impl<E: Real + Differentiable<Tangent = E>> Kind for Slice<E> {
     fn after(_: (), _: NoTangent) {}
 }
 
-/// What `vjp!`'s pullback returns: one gradient bare, several as a tuple.
 /// A parameter that gets no gradient, taken by value (a count, a flag, a `#[no_grad]`
 /// float): a constant to the sweeps.
 pub struct Constant<T>(PhantomData<T>);
 
-impl<T: Copy> Kind for Constant<T> {
-    type Arg<'a> = T;
-    type Slot<'a> = NoTangent;
-    type Shadow<'s> = Ignored;
-    type Pulled = NoTangent;
-    type Grad = NoTangent;
-    type Buf = ();
-    type Into<'g> = &'g mut NoTangent;
-    type Later<'g> = ();
-    #[inline(always)]
-    fn buffer(_: &T, _: bool) {}
-    #[inline(always)]
-    fn shadow(_: &mut (), _: bool) -> Ignored {
-        Ignored
-    }
-    #[inline(always)]
-    fn finish(_: (), _: NoTangent) -> NoTangent {
-        NoTangent
-    }
-    #[inline(always)]
-    fn caller<'g>(
-        _: &str,
-        _: &str,
-        _: &T,
-        _: Option<Self::Into<'g>>,
-    ) -> (Self::Shadow<'g>, Self::Later<'g>) {
-        (Ignored, ())
-    }
-    #[inline(always)]
-    fn after(_: (), _: NoTangent) {}
-}
-
 /// A shared slice that gets no gradient (`#[no_grad] data: &[f64]`, indices `&[usize]`).
 pub struct ConstantSlice<E>(PhantomData<E>);
 
-impl<E: Copy + 'static> Kind for ConstantSlice<E> {
-    type Arg<'a> = &'a [E];
-    type Slot<'a> = NoTangent;
-    type Shadow<'s> = Ignored;
-    type Pulled = NoTangent;
-    type Grad = NoTangent;
-    type Buf = ();
-    type Into<'g> = &'g mut NoTangent;
-    type Later<'g> = ();
-    #[inline(always)]
-    fn buffer(_: &&[E], _: bool) {}
-    #[inline(always)]
-    fn shadow(_: &mut (), _: bool) -> Ignored {
-        Ignored
-    }
-    #[inline(always)]
-    fn finish(_: (), _: NoTangent) -> NoTangent {
-        NoTangent
-    }
-    #[inline(always)]
-    fn caller<'g>(
-        _: &str,
-        _: &str,
-        _: &&[E],
-        _: Option<Self::Into<'g>>,
-    ) -> (Self::Shadow<'g>, Self::Later<'g>) {
-        (Ignored, ())
-    }
-    #[inline(always)]
-    fn after(_: (), _: NoTangent) {}
+/// The [`Kind`] of a parameter that gets no gradient, its argument `$arg` (borrowing for
+/// `$a`): no shadow, no buffer, `NoTangent` everywhere.
+macro_rules! constant_kind {
+    ($name:ident<$t:ident: [$($bound:tt)+]>, $a:lifetime => $arg:ty) => {
+        impl<$t: $($bound)+> Kind for $name<$t> {
+            type Arg<$a> = $arg;
+            type Slot<$a> = NoTangent;
+            type Shadow<'s> = Ignored;
+            type Pulled = NoTangent;
+            type Grad = NoTangent;
+            type Buf = ();
+            type Into<'g> = &'g mut NoTangent;
+            type Later<'g> = ();
+            #[inline(always)]
+            fn buffer(_: &Self::Arg<'_>, _: bool) {}
+            #[inline(always)]
+            fn shadow(_: &mut (), _: bool) -> Ignored {
+                Ignored
+            }
+            #[inline(always)]
+            fn finish(_: (), _: NoTangent) -> NoTangent {
+                NoTangent
+            }
+            #[inline(always)]
+            fn caller<'g>(
+                _: &str,
+                _: &str,
+                _: &Self::Arg<'_>,
+                _: Option<Self::Into<'g>>,
+            ) -> (Self::Shadow<'g>, Self::Later<'g>) {
+                (Ignored, ())
+            }
+            #[inline(always)]
+            fn after(_: (), _: NoTangent) {}
+        }
+    };
 }
 
+constant_kind!(Constant<T: [Copy]>, 'a => T);
+constant_kind!(ConstantSlice<E: [Copy + 'static]>, 'a => &'a [E]);
+
+/// What `vjp!`'s pullback returns: one gradient bare, several as a tuple.
 macro_rules! selected_type {
     (one; $K:ident) => { <Self::$K as Kind>::Grad };
     (many; $($K:ident),+) => { ($(<Self::$K as Kind>::Grad,)+) };

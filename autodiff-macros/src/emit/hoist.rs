@@ -75,74 +75,102 @@ pub(crate) fn mentions_block(block: &Block, place: Place) -> usize {
 }
 
 pub(crate) fn mentions_stmt(stmt: &Stmt, place: Place) -> usize {
-    let cell = |c: &CellId| usize::from(matches!(place, Place::Cell(p) if p == *c));
+    let mut n = 0;
+    visit_stmt(stmt, matches!(place, Place::Var(_)), &mut |p| {
+        n += usize::from(same(p, place))
+    });
+    n
+}
+
+/// How many times each variable is mentioned in `block`, nested blocks included, counted
+/// in one walk: [`mentions_block`] for every variable at once (for a question asked of
+/// many variables, which one walk per variable made quadratic in a long body).
+pub(crate) fn var_mentions(block: &Block) -> std::collections::HashMap<VarId, usize> {
+    let mut out = std::collections::HashMap::new();
+    for stmt in &block.stmts {
+        visit_stmt(stmt, true, &mut |p| {
+            if let Place::Var(v) = p {
+                *out.entry(v).or_default() += 1;
+            }
+        });
+    }
+    out
+}
+
+/// Every mention of a variable or a cell in `stmt`, nested blocks included, handed to `f`
+/// (in code kept as tokens, the variables' when `vars`, else the cells').
+fn visit_stmt(stmt: &Stmt, vars: bool, f: &mut dyn FnMut(Place)) {
     match stmt {
-        Stmt::Let { rhs, .. } => mentions_rhs(rhs, place),
-        Stmt::WriteCell { cell: c, value } => cell(c) + mentions_operand(value, place),
-        Stmt::WriteIndex {
-            cell: c,
-            index,
-            value,
-        } => cell(c) + mentions_operand(index, place) + mentions_operand(value, place),
-        Stmt::Grow { cell: c } => cell(c),
-        Stmt::Effect(ts) => mentions_tokens(ts, place),
+        Stmt::Let { rhs, .. } => match rhs {
+            Rhs::Copy(o) | Rhs::Owned { of: o, .. } => visit_operand(o, vars, f),
+            Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                args.iter().for_each(|a| visit_operand(a, vars, f))
+            }
+            Rhs::ReadCell(c) => f(Place::Cell(*c)),
+            Rhs::ReadIndex { place, index } => {
+                f(*place);
+                visit_operand(index, vars, f);
+            }
+            Rhs::SubSlice { place, range } => {
+                f(*place);
+                range.operands().for_each(|o| visit_operand(o, vars, f));
+            }
+            Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
+                f(Place::Var(*base))
+            }
+            Rhs::Inactive(ts) => visit_tokens(ts, vars, f),
+        },
+        Stmt::WriteCell { cell, value } => {
+            f(Place::Cell(*cell));
+            visit_operand(value, vars, f);
+        }
+        Stmt::WriteIndex { cell, index, value } => {
+            f(Place::Cell(*cell));
+            visit_operand(index, vars, f);
+            visit_operand(value, vars, f);
+        }
+        Stmt::Grow { cell } => f(Place::Cell(*cell)),
+        Stmt::Effect(ts) => visit_tokens(ts, vars, f),
         Stmt::If { cond, then, els } => {
-            mentions_operand(cond, place) + mentions_block(then, place) + mentions_block(els, place)
+            visit_operand(cond, vars, f);
+            for s in then.stmts.iter().chain(&els.stmts) {
+                visit_stmt(s, vars, f);
+            }
         }
         Stmt::Loop { head, body, .. } => {
-            let head = match head {
-                LoopHead::For { iter, start, .. } => {
-                    mentions_tokens(iter, place)
-                        + start.as_ref().map_or(0, |s| mentions_operand(s, place))
+            if let LoopHead::For { iter, start, .. } = head {
+                visit_tokens(iter, vars, f);
+                if let Some(s) = start {
+                    visit_operand(s, vars, f);
                 }
-                LoopHead::Infinite => 0,
-            };
-            head + mentions_block(body, place)
+            }
+            for s in &body.stmts {
+                visit_stmt(s, vars, f);
+            }
         }
     }
 }
 
-fn mentions_rhs(rhs: &Rhs, place: Place) -> usize {
-    let at = |p: &Place| usize::from(same(*p, place));
-    match rhs {
-        Rhs::Copy(o) | Rhs::Owned { of: o, .. } => mentions_operand(o, place),
-        Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
-            args.iter().map(|a| mentions_operand(a, place)).sum()
+fn visit_operand(o: &Operand, vars: bool, f: &mut dyn FnMut(Place)) {
+    match o {
+        Operand::Var(v) | Operand::Ref(v) => f(Place::Var(*v)),
+        Operand::MutRef { cell, .. } => {
+            f(Place::Cell(*cell));
+            o.range_operands().for_each(|b| visit_operand(b, vars, f));
         }
-        Rhs::ReadCell(c) => usize::from(matches!(place, Place::Cell(p) if p == *c)),
-        Rhs::ReadIndex { place: p, index } => at(p) + mentions_operand(index, place),
-        Rhs::SubSlice { place: p, range } => {
-            at(p)
-                + range
-                    .operands()
-                    .map(|o| mentions_operand(o, place))
-                    .sum::<usize>()
-        }
-        Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
-            usize::from(matches!(place, Place::Var(v) if v == *base))
-        }
-        Rhs::Inactive(ts) => mentions_tokens(ts, place),
+        Operand::Inline(e) => visit_tokens(&quote::ToTokens::to_token_stream(e), vars, f),
     }
 }
 
-fn mentions_operand(o: &Operand, place: Place) -> usize {
-    match (o, place) {
-        (Operand::Var(v) | Operand::Ref(v), Place::Var(p)) => usize::from(*v == p),
-        (Operand::MutRef { cell, .. }, _) => {
-            usize::from(matches!(place, Place::Cell(c) if *cell == c))
-                + o.range_operands()
-                    .map(|b| mentions_operand(b, place))
-                    .sum::<usize>()
-        }
-        (Operand::Inline(e), _) => mentions_tokens(&quote::ToTokens::to_token_stream(e), place),
-        _ => 0,
-    }
-}
-
-fn mentions_tokens(ts: &proc_macro2::TokenStream, place: Place) -> usize {
-    match place {
-        Place::Var(v) => VarId::mentioned_in(ts).iter().filter(|u| **u == v).count(),
-        Place::Cell(c) => CellId::mentioned_in(ts).iter().filter(|d| **d == c).count(),
+fn visit_tokens(ts: &proc_macro2::TokenStream, vars: bool, f: &mut dyn FnMut(Place)) {
+    if vars {
+        VarId::mentioned_in(ts)
+            .into_iter()
+            .for_each(|v| f(Place::Var(v)));
+    } else {
+        CellId::mentioned_in(ts)
+            .into_iter()
+            .for_each(|c| f(Place::Cell(c)));
     }
 }
 
@@ -152,77 +180,6 @@ fn same(a: Place, b: Place) -> bool {
         (Place::Cell(x), Place::Cell(y)) => x == y,
         _ => false,
     }
-}
-
-/// How many times each variable is mentioned in `block`, nested blocks included, counted
-/// in one walk: [`mentions_block`] for every variable at once (for a question asked of
-/// many variables, which one walk per variable made quadratic in a long body).
-pub(crate) fn var_mentions(block: &Block) -> std::collections::HashMap<VarId, usize> {
-    fn operand(o: &Operand, out: &mut std::collections::HashMap<VarId, usize>) {
-        match o {
-            Operand::Var(v) | Operand::Ref(v) => *out.entry(*v).or_default() += 1,
-            Operand::MutRef { .. } => o.range_operands().for_each(|b| operand(b, out)),
-            Operand::Inline(e) => tokens(&quote::ToTokens::to_token_stream(e), out),
-        }
-    }
-    fn tokens(ts: &proc_macro2::TokenStream, out: &mut std::collections::HashMap<VarId, usize>) {
-        for v in VarId::mentioned_in(ts) {
-            *out.entry(v).or_default() += 1;
-        }
-    }
-    fn walk(block: &Block, out: &mut std::collections::HashMap<VarId, usize>) {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let { rhs, .. } => match rhs {
-                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => operand(o, out),
-                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
-                        args.iter().for_each(|a| operand(a, out))
-                    }
-                    Rhs::ReadCell(_) => {}
-                    Rhs::ReadIndex { place: p, index } => {
-                        if let Place::Var(v) = p {
-                            *out.entry(*v).or_default() += 1;
-                        }
-                        operand(index, out);
-                    }
-                    Rhs::SubSlice { place: p, range } => {
-                        if let Place::Var(v) = p {
-                            *out.entry(*v).or_default() += 1;
-                        }
-                        range.operands().for_each(|o| operand(o, out));
-                    }
-                    Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
-                        *out.entry(*base).or_default() += 1
-                    }
-                    Rhs::Inactive(ts) => tokens(ts, out),
-                },
-                Stmt::WriteCell { value, .. } => operand(value, out),
-                Stmt::WriteIndex { index, value, .. } => {
-                    operand(index, out);
-                    operand(value, out);
-                }
-                Stmt::Grow { .. } => {}
-                Stmt::Effect(ts) => tokens(ts, out),
-                Stmt::If { cond, then, els } => {
-                    operand(cond, out);
-                    walk(then, out);
-                    walk(els, out);
-                }
-                Stmt::Loop { head, body, .. } => {
-                    if let LoopHead::For { iter, start, .. } = head {
-                        tokens(iter, out);
-                        if let Some(s) = start {
-                            operand(s, out);
-                        }
-                    }
-                    walk(body, out);
-                }
-            }
-        }
-    }
-    let mut out = std::collections::HashMap::new();
-    walk(block, &mut out);
-    out
 }
 
 /// For every variable, how many times it is passed by reference (`f(&v)`) to a call in

@@ -306,21 +306,30 @@ impl Lowering<'_> {
                 gt_token: t.gt_token,
             });
         let func = crate::companions::method_form(&m.method, turbofish.as_ref());
-        // `d.det(&m)`: the method takes a reference (and `m` may be an array), as a free
-        // function's call `det(&m)` does
+        // `d.det(&m)`: as a function's call `det(&m)`
         let mut args = args;
         for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
-            if let (syn::Expr::Reference(r), Operand::Var(v)) = (a, &*arg) {
-                if r.mutability.is_none() && self.references_active(a) {
-                    *arg = Operand::Ref(*v);
-                }
-            }
+            *arg = self.by_reference(a, arg.clone());
         }
         let v = self.new_var(true);
         let maybe_array = self.method_result_maybe_array(&args);
         self.push(v, None, Rhs::Call { func, args }, e.span());
         self.vars[v.0].maybe_array = maybe_array;
         Some(Value::Var(v))
+    }
+
+    /// An argument of a call of a differentiable function or method, `operand` its value:
+    /// `f(&x)` hands the callee a reference (and `x` may be an array), unless nothing
+    /// differentiable is in it (`&TABLE`, `&data`: kept as written, reference and all).
+    fn by_reference(&self, a: &syn::Expr, operand: Operand) -> Operand {
+        match (a, operand) {
+            (syn::Expr::Reference(r), Operand::Var(v))
+                if r.mutability.is_none() && (self.references_active(a) || expr_may_exit(a)) =>
+            {
+                Operand::Ref(v)
+            }
+            (_, operand) => operand,
+        }
     }
 
     /// Whether `recv` is a parameter of a type that is not a number or a container of
@@ -502,19 +511,12 @@ impl Lowering<'_> {
                 args.push(lent);
                 continue;
             }
-            // `&TABLE`, `&data` of nothing differentiable: kept as written, reference and all
-            let verbatim = !self.references_active(a) && !expr_may_exit(a);
             let arg = self.operand_of(a);
-            // `f(&x)`: the callee takes a reference (and `x` may be an array)
-            let arg = match (a, arg) {
-                (syn::Expr::Reference(r), Operand::Var(v))
-                    if r.mutability.is_none() && !path_form && !verbatim =>
-                {
-                    Operand::Ref(v)
-                }
-                (_, arg) => arg,
-            };
-            args.push(arg);
+            args.push(if path_form {
+                arg
+            } else {
+                self.by_reference(a, arg)
+            });
         }
         if path_form {
             if name == "from" && args.len() == 1 && func.qself.is_none() {
