@@ -851,3 +851,57 @@ fn unused_undefined_values_do_not_poison_the_gradient() {
         "{ga} {gb}"
     );
 }
+
+/// Labeled blocks: one leaving early with a value, one leaving early without.
+#[differentiable]
+fn labeled_blocks(x: f64, y: f64) -> f64 {
+    let v = 'value: {
+        if x > 1.0 {
+            break 'value x * y;
+        }
+        let s = x.sin();
+        s * y
+    };
+    let mut acc = 0.0;
+    'sum: {
+        for i in 1..4 {
+            acc += v * i as f64;
+            if acc > 5.0 {
+                break 'sum;
+            }
+        }
+        acc += y * y;
+    }
+    v * 2.0 + acc
+}
+
+#[test]
+fn labeled_block_left_early() {
+    // v = x·y (x > 1) or sin(x)·y; acc = v + 2v + 3v + y² when it stays ≤ 5, else the partial
+    // sum at which it passed 5.
+    for &(x, y) in &[(0.5, 0.4), (2.0, 0.7), (2.0, 3.0), (0.5, 3.0)] {
+        let (v, dv) = if x > 1.0 {
+            (x * y, [y, x])
+        } else {
+            (x.sin() * y, [x.cos() * y, x.sin()])
+        };
+        let (mut acc, mut k, mut left) = (0.0, 0.0, false);
+        for i in 1..4 {
+            acc += v * i as f64;
+            k += i as f64;
+            if acc > 5.0 {
+                left = true;
+                break;
+            }
+        }
+        let dy_sq = if left { 0.0 } else { 2.0 * y };
+        let expected = [(2.0 + k) * dv[0], (2.0 + k) * dv[1] + dy_sq];
+        let (dx, dy) = gradients_function!(labeled_blocks)(x, y);
+        assert_gradient_close(&[dx, dy], &expected, 1e-14);
+        let fd = finite_difference(|p| labeled_blocks(p[0], p[1]), &[x, y]);
+        assert_gradient_close(&[dx, dy], &fd, TOL);
+        let (value, tangent) = jvp!(labeled_blocks)(x, y, 0.25, -1.0);
+        assert_eq!(value, labeled_blocks(x, y));
+        assert!((tangent - (0.25 * dx - dy)).abs() < 1e-12);
+    }
+}

@@ -269,6 +269,39 @@ impl Lowering<'_> {
         }
     }
 
+    /// A labeled block, `'a: { …; tail }`: a loop that runs once and leaves with its tail
+    /// (`break 'a tail`), so that a `break 'a v` inside leaves it early with `v`, as a
+    /// loop's `break` does.
+    pub(super) fn labeled_block(&mut self, b: &syn::ExprBlock) -> Value {
+        let label = b.label.clone();
+        let lifetime = label.as_ref().map(|l| &l.name);
+        let mut stmts = b.block.stmts.clone();
+        match stmts.pop() {
+            Some(syn::Stmt::Expr(tail, None)) if !expr_diverges(&tail) => {
+                let span = tail.span();
+                stmts.push(syn::parse_quote_spanned!(span=> break #lifetime #tail;));
+            }
+            Some(last) => {
+                let diverges = block_diverges(std::slice::from_ref(&last));
+                stmts.push(last);
+                if !diverges {
+                    stmts.push(syn::parse_quote!(break #lifetime;));
+                }
+            }
+            None => stmts.push(syn::parse_quote!(break #lifetime;)),
+        }
+        let looped = syn::ExprLoop {
+            attrs: Vec::new(),
+            label,
+            loop_token: Default::default(),
+            body: syn::Block {
+                brace_token: b.block.brace_token,
+                stmts,
+            },
+        };
+        self.expr(&syn::Expr::Loop(looped))
+    }
+
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         let body: syn::Expr = syn::Expr::Block(syn::ExprBlock {

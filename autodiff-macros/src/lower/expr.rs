@@ -133,6 +133,7 @@ impl Lowering<'_> {
                 self.scopes.pop();
                 v
             }
+            syn::Expr::Block(b) => self.labeled_block(b),
             syn::Expr::Index(ix) => self.index(e, ix),
             syn::Expr::Assign(a) => self.assign(&a.left, &a.right, None, e),
             syn::Expr::If(i) => self.if_expr(i),
