@@ -95,7 +95,10 @@ pub fn extract(krate: &Pinned) -> (Vec<Candidate>, Vec<Skipped>) {
     let crate_types = CrateTypes::collect(&modules);
     let mut out = (Vec::new(), Vec::new());
     for m in &modules {
-        extract_module(krate, m, &modules, &crate_types, &mut out);
+        // (a name two modules define, such as statrs' kernel `Uniform` and distribution
+        // `Uniform`, is the module's own)
+        let types = crate_types.preferring(m);
+        extract_module(krate, m, &modules, &types, &mut out);
     }
     out
 }
@@ -418,27 +421,11 @@ fn extract_impl(
                 )
             }
         };
-        // Inherent methods of the type that a trait impl calls come along, annotated.
+        // The type's other trait impls come along unchanged (supertraits such as `Min`/`Max`
+        // must hold for the copied type; `Default` may call an inherent constructor); only
+        // the measured impl carries the attribute.
         let mut extra_ann = String::new();
         let mut extra_plain = Vec::new();
-        if matches!(unit, UnitKind::TraitImpl(_)) {
-            let methods = inherent_methods(m, &self_name, &seed, "");
-            if !methods.is_empty() {
-                let mut plain_imp: Option<syn::ItemImpl> = None;
-                extra_ann.push_str(&format!("impl {self_name} {{\n"));
-                for (text, item, _) in &methods {
-                    extra_ann.push_str(&format!("#[differentiable]\n{text}\n\n"));
-                    let self_ty = &imp.self_ty;
-                    let pi = plain_imp.get_or_insert_with(|| syn::parse_quote!(impl #self_ty {}));
-                    pi.items.push(syn::ImplItem::Fn(item.clone()));
-                    idents(item.to_token_stream(), &mut seed);
-                }
-                extra_ann.push('}');
-                extra_plain.extend(plain_imp.map(syn::Item::Impl));
-            }
-        }
-        // The type's other trait impls come along unchanged (supertraits such as `Min`/`Max`
-        // must hold for the copied type); only the measured impl carries the attribute.
         if matches!(unit, UnitKind::TraitImpl(_)) {
             for other in &m.items {
                 let syn::Item::Impl(o) = other else { continue };
@@ -452,6 +439,25 @@ fn extract_impl(
                 extra_ann.push_str(&format!("\n\n{}", item_text(&m.text, &o.attrs, o)));
                 extra_plain.push(other.clone());
                 idents(o.to_token_stream(), &mut seed);
+            }
+        }
+        // Inherent methods of the type that the trait impls call come along, annotated.
+        if matches!(unit, UnitKind::TraitImpl(_)) {
+            let methods = inherent_methods(m, &self_name, &seed, "");
+            if !methods.is_empty() {
+                let mut plain_imp: Option<syn::ItemImpl> = None;
+                // (the attribute on the block: an associated function without `self`, such as
+                // a constructor `Default` calls, is one of the block's, kept as written)
+                extra_ann.push_str(&format!("\n\n#[differentiable]\nimpl {self_name} {{\n"));
+                for (text, item, _) in &methods {
+                    extra_ann.push_str(&format!("{text}\n\n"));
+                    let self_ty = &imp.self_ty;
+                    let pi = plain_imp.get_or_insert_with(|| syn::parse_quote!(impl #self_ty {}));
+                    pi.items.push(syn::ImplItem::Fn(item.clone()));
+                    idents(item.to_token_stream(), &mut seed);
+                }
+                extra_ann.push('}');
+                extra_plain.extend(plain_imp.map(syn::Item::Impl));
             }
         }
         let (mut ann, mut plain) = needed_items(m, &seed, "");

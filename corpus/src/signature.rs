@@ -119,6 +119,26 @@ impl CrateTypes {
         }
         CrateTypes { aliases, structs }
     }
+
+    /// The crate's types with those `m` defines in place of others of the same name.
+    pub(crate) fn preferring(&self, m: &Module) -> CrateTypes {
+        let mut types = CrateTypes {
+            aliases: self.aliases.clone(),
+            structs: self.structs.clone(),
+        };
+        for item in &m.items {
+            match item {
+                syn::Item::Type(t) => {
+                    types.aliases.insert(t.ident.to_string(), t.clone());
+                }
+                syn::Item::Struct(s) => {
+                    types.structs.insert(s.ident.to_string(), s.clone());
+                }
+                _ => {}
+            }
+        }
+        types
+    }
 }
 
 /// Replaces a type parameter by a concrete type.

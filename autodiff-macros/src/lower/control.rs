@@ -274,21 +274,31 @@ impl Lowering<'_> {
     /// loop's `break` does.
     pub(super) fn labeled_block(&mut self, b: &syn::ExprBlock) -> Value {
         let label = b.label.clone();
-        let lifetime = label.as_ref().map(|l| &l.name);
+        // (built, not parsed: the tail may be any expression)
+        let leave = |value: Option<syn::Expr>| {
+            syn::Stmt::Expr(
+                syn::Expr::Break(syn::ExprBreak {
+                    attrs: Vec::new(),
+                    break_token: Default::default(),
+                    label: label.as_ref().map(|l| l.name.clone()),
+                    expr: value.map(Box::new),
+                }),
+                Some(Default::default()),
+            )
+        };
         let mut stmts = b.block.stmts.clone();
         match stmts.pop() {
             Some(syn::Stmt::Expr(tail, None)) if !expr_diverges(&tail) => {
-                let span = tail.span();
-                stmts.push(syn::parse_quote_spanned!(span=> break #lifetime #tail;));
+                stmts.push(leave(Some(tail)));
             }
             Some(last) => {
                 let diverges = block_diverges(std::slice::from_ref(&last));
                 stmts.push(last);
                 if !diverges {
-                    stmts.push(syn::parse_quote!(break #lifetime;));
+                    stmts.push(leave(None));
                 }
             }
-            None => stmts.push(syn::parse_quote!(break #lifetime;)),
+            None => stmts.push(leave(None)),
         }
         let looped = syn::ExprLoop {
             attrs: Vec::new(),

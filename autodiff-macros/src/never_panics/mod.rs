@@ -317,6 +317,20 @@ fn found_inputs_expand_without_panicking() {
                 nn::cross_entropy(&h, labels)
             }
         },
+        // (seed 47, input 96782) a labeled block's tail naming no binding: its `break`
+        // was quoted and parsed again, and did not parse
+        quote::quote! {
+            fn labeled_blocks(#[allow(unused)] x: f64, y: f64) -> f64 {
+                let v = 'value: {
+                    if x > 1.0 {
+                        break 'value autodiff::sum_axis(18446744073709551615) * y;
+                    }
+                    let path = x.sin();
+                    s * y
+                };
+                v * 2.0
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
