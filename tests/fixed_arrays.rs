@@ -545,3 +545,57 @@ fn arrays_of_arrays_handed_as_slices_of_rows() {
         assert!((gs - 2.5 * 3.0 * x * x).abs() < 1e-12, "{gs}");
     }
 }
+
+/// An `N × N` array of a const-generic length written element by element in a loop, as
+/// optimisation crates write their Hessians (`let mut out = [[n0; N]; N]; … out[i][j] = …`):
+/// the row the write goes through has no `Default` (`[T; N]` of a const `N`).
+#[differentiable]
+fn outer_product_const<const N: usize, T: Float>(x: &[T; N], scale: T) -> [[T; N]; N] {
+    let zero = T::zero();
+    let mut out = [[zero; N]; N];
+    for i in 0..N {
+        for j in 0..N {
+            if i == j {
+                out[i][j] = scale * x[i] * x[i];
+            } else {
+                let t = x[i] * x[j];
+                out[i][j] = t;
+                out[j][i] = t;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_const_generic_matrix_written_in_a_loop() {
+    let x = [0.3, -0.5, 0.7];
+    let s = 1.5;
+    let (value, pullback) = vjp!(outer_product_const::<3, f64>)(&x, s);
+    assert_eq!(value, outer_product_const::<3, f64>(&x, s));
+    // ⟨C, out⟩ with C[i][j] = i + 2j + 1: its gradient by hand, and by central differences
+    let c: [[f64; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| (i + 2 * j + 1) as f64));
+    let (gx, gs) = pullback(c);
+    let mut by_hand = [0.0; 3];
+    let mut gs_hand = 0.0;
+    for i in 0..3 {
+        by_hand[i] += 2.0 * s * c[i][i] * x[i];
+        gs_hand += c[i][i] * x[i] * x[i];
+        for j in 0..3 {
+            if i != j {
+                by_hand[i] += (c[i][j] + c[j][i]) * x[j];
+            }
+        }
+    }
+    assert_gradient_close(&gx, &by_hand, 1e-14);
+    assert!((gs - gs_hand).abs() < 1e-14);
+    let inner = |p: &[f64]| {
+        let out = outer_product_const::<3, f64>(&[p[0], p[1], p[2]], p[3]);
+        (0..3)
+            .flat_map(|i| (0..3).map(move |j| (i, j)))
+            .map(|(i, j)| c[i][j] * out[i][j])
+            .sum()
+    };
+    let fd = finite_difference(inner, &[x[0], x[1], x[2], s]);
+    assert_gradient_close(&[gx[0], gx[1], gx[2], gs], &fd, FD_TOL);
+}

@@ -107,6 +107,22 @@ pub const MUTATION_IN_CALL: &str =
     "this call changes a value in place (an assignment or `&mut` inside it) while reading \
      differentiable values; write the loop out, or move the code into a `#[differentiable]` \
      function";
+/// [`MUTATION_IN_CALL`] naming the method that changes a value in place inside the call
+/// (`.map(|(x, o)| *o = …).count()` over `out.iter_mut()`).
+pub fn method_mutates_in_call(name: &str) -> String {
+    let example = match name {
+        "iter_mut" => {
+            " (a `for` loop writing through `iter_mut()` is differentiable: `for (x, o) in \
+             xs.iter().zip(out.iter_mut()) { *o = … }`)"
+        }
+        _ => "",
+    };
+    format!(
+        "this call changes a value in place (`{name}` inside it) while reading differentiable \
+         values; write the loop out{example}, or move the code into a `#[differentiable]` \
+         function"
+    )
+}
 pub const LET_WITHOUT_VALUE: &str =
     "a `let` without a value declares one name in differentiable code (`let r: f64;`); \
      declare each name on its own, or initialise the variables where they are declared";

@@ -32,6 +32,7 @@ pub trait Real:
     + Tensor<Elem = Self, Dim = Ix0, Cotangent = Self>
     + Val<V = Self>
     + CotangentArg<Elem = Self, Cotangent = Self>
+    + crate::ops::Placeholder
     + Sealed
 {
     /// Converts an `f64` constant to this type (rounding for `f32`). Named apart from

@@ -47,8 +47,9 @@ pub struct Candidate {
     pub fn_name: String,
     /// Free function, inherent method or trait-impl method.
     pub unit: UnitKind,
-    /// The function, or the impl, has one type parameter that stands for the float type.
-    pub generic: bool,
+    /// The function's own generic arguments as the checks name them (`::<3, f64>`), or
+    /// nothing.
+    pub turbofish: String,
     /// The receiver, if a method: how it is passed.
     pub receiver: Option<Pass>,
     /// The non-receiver parameters.
@@ -294,7 +295,7 @@ fn candidate(
         name,
         fn_name,
         unit,
-        generic: sig.generic,
+        turbofish: sig.turbofish,
         receiver: sig.receiver,
         params: sig.params,
         output: sig.output,
@@ -372,6 +373,7 @@ fn extract_impl(
             let mut fresh = TypeCtx {
                 types,
                 generic: None,
+                consts: Vec::new(),
                 self_ty: None,
                 structs: BTreeMap::new(),
             };

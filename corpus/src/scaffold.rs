@@ -173,10 +173,10 @@ fn pathdiff(repo: &Path, dir: &Path) -> String {
     }
 }
 
-fn turbofish(c: &Candidate) -> &'static str {
-    // A float type parameter of the function itself is named; one of the impl is inferred.
-    if c.generic && matches!(c.unit, UnitKind::Free | UnitKind::Inherent(_)) && !impl_generic(c) {
-        "::<f64>"
+fn turbofish(c: &Candidate) -> &str {
+    // The function's own type and const parameters are named; those of the impl are inferred.
+    if matches!(c.unit, UnitKind::Free | UnitKind::Inherent(_)) && !impl_generic(c) {
+        &c.turbofish
     } else {
         ""
     }

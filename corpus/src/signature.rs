@@ -163,6 +163,9 @@ impl VisitMut for Subst<'_> {
 pub(crate) struct TypeCtx<'a> {
     pub(crate) types: &'a CrateTypes,
     pub(crate) generic: Option<String>,
+    /// The function's const generic parameters (`N` of `[T; N]`), each instantiated with
+    /// [`CONST_N`].
+    pub(crate) consts: Vec<String>,
     pub(crate) self_ty: Option<String>,
     pub(crate) structs: BTreeMap<String, PlainStruct>,
 }
@@ -212,6 +215,14 @@ impl TypeCtx<'_> {
                     Box::new(self.value(&a.elem, depth + 1)?),
                     n.base10_digits().to_string(),
                 )),
+                syn::Expr::Path(n)
+                    if n.path.get_ident().is_some_and(|id| self.consts.contains(&id.to_string())) =>
+                {
+                    Ok(Kind::Array(
+                        Box::new(self.value(&a.elem, depth + 1)?),
+                        CONST_N.to_string(),
+                    ))
+                }
                 _ => Err(format!(
                     "array length `{}` is not a literal",
                     tokens(&a.len)
@@ -297,6 +308,7 @@ impl TypeCtx<'_> {
         let mut inner = TypeCtx {
             types: self.types,
             generic: None,
+            consts: Vec::new(),
             self_ty: None,
             structs: BTreeMap::new(),
         };
@@ -351,11 +363,33 @@ pub(crate) fn unsafe_or_foreign(
 }
 
 pub(crate) struct Sig {
-    pub(crate) generic: bool,
+    /// The function's own generic arguments as a call names them (`::<3, f64>`), or nothing.
+    pub(crate) turbofish: String,
     pub(crate) receiver: Option<Pass>,
     pub(crate) params: Vec<Param>,
     pub(crate) output: Kind,
     pub(crate) structs: BTreeMap<String, PlainStruct>,
+}
+
+/// The length a const generic parameter is instantiated with.
+pub(crate) const CONST_N: usize = 3;
+
+/// A function's own type and const parameters, in order, as the checks instantiate them: its
+/// float type `f64` and each length [`CONST_N`] (nothing without any).
+fn turbofish(generics: &syn::Generics) -> String {
+    let args: Vec<String> = generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(_) => Some("f64".to_string()),
+            syn::GenericParam::Const(_) => Some(CONST_N.to_string()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    match args.is_empty() {
+        true => String::new(),
+        false => format!("::<{}>", args.join(", ")),
+    }
 }
 
 pub(crate) fn classify_sig(
@@ -375,8 +409,19 @@ pub(crate) fn classify_sig(
             return Err("const generic parameter".into());
         }
     }
-    if sig.generics.const_params().next().is_some() {
-        return Err("const generic parameter".into());
+    // A function's own const parameters are instantiated (`::<3, f64>`), if every one is a
+    // `usize` (a length).
+    let consts: Vec<String> = sig
+        .generics
+        .const_params()
+        .map(|c| c.ident.to_string())
+        .collect();
+    if sig
+        .generics
+        .const_params()
+        .any(|c| !matches!(&c.ty, syn::Type::Path(t) if t.path.is_ident("usize")))
+    {
+        return Err("const generic parameter of a type other than `usize`".into());
     }
     if type_params.len() > 1 {
         return Err(format!("{} type parameters", type_params.len()));
@@ -384,6 +429,7 @@ pub(crate) fn classify_sig(
     let mut ctx = TypeCtx {
         types,
         generic: type_params.first().cloned(),
+        consts,
         self_ty: self_ty.map(str::to_string),
         structs: BTreeMap::new(),
     };
@@ -440,7 +486,7 @@ pub(crate) fn classify_sig(
         });
     }
     Ok(Sig {
-        generic: !type_params.is_empty(),
+        turbofish: turbofish(&sig.generics),
         receiver,
         params,
         output,

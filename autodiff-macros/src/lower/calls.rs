@@ -224,7 +224,7 @@ impl Lowering<'_> {
         if let Some((span, method)) = mutation_in(e) {
             if self.references_active(e) {
                 let message = match method {
-                    Some(m) => diag::method_not_differentiable(&m),
+                    Some(m) => diag::method_mutates_in_call(&m),
                     None => diag::MUTATION_IN_CALL.to_string(),
                 };
                 self.errors.push(span, message);

@@ -264,6 +264,18 @@ fn lower_pass(
     if let Some((_, value)) = l.ret.clone() {
         output = l.read_slot(&value, Span::call_site());
     }
+    // A function with const generic parameters may keep an array `[T; N]` of a
+    // const-generic length in a cell first written inside a loop (the row of `out[i][j] =
+    // …`): its cells start as the runtime's placeholder, as such an array has no `Default`.
+    if generics.const_params().next().is_some() {
+        for cell in l.cells.iter_mut() {
+            if cell.init.is_none() && cell.bound_to.is_none() {
+                cell.init = Some(quote!(
+                    ::autodiff::__private::ops::const_generic_placeholder()
+                ));
+            }
+        }
+    }
     let found = std::mem::take(&mut l.found_active_cells);
     invariant::hoist_snapshots(&mut l.block, &mut l.vars);
     let ir = Body {

@@ -63,16 +63,34 @@ impl<T, E, U> Rewrap<U> for Result<T, E> {
     }
 }
 
-/// The value an `Option`/`Result` cell of generated code starts as, before a branch
-/// writes it (`Result` has no `Default`): `None`, or `Ok` of the value's default.
+/// The value a cell of generated code starts as before it is first written, for the types
+/// without a `Default`: an `Option`/`Result` cell a branch writes (`None`, or `Ok` of the
+/// value's default), and, in a function with const generic parameters, any cell (an array
+/// `[T; N]` of a const-generic length has no `Default`: its elements' placeholders).
 ///
 /// ```
 /// let r: Result<f64, String> = autodiff_runtime::ops::placeholder();
 /// assert_eq!(r, Ok(0.0));
 /// assert_eq!(autodiff_runtime::ops::placeholder::<Option<f64>>(), None);
+/// fn row<const N: usize>() -> [[f64; N]; 2] {
+///     autodiff_runtime::ops::placeholder()
+/// }
+/// assert_eq!(row::<3>(), [[0.0; 3]; 2]);
 /// ```
 #[inline(always)]
 pub fn placeholder<T: Placeholder>() -> T {
+    T::placeholder()
+}
+
+/// [`placeholder`] for the cells of a function with const generic parameters (its own name,
+/// so that the tangent sweep starts the cells' tangents from a placeholder too).
+///
+/// ```
+/// let a: [f64; 2] = autodiff_runtime::ops::const_generic_placeholder();
+/// assert_eq!(a, [0.0; 2]);
+/// ```
+#[inline(always)]
+pub fn const_generic_placeholder<T: Placeholder>() -> T {
     T::placeholder()
 }
 
@@ -95,6 +113,78 @@ impl<T: Default, E> Placeholder for Result<T, E> {
         Ok(T::default())
     }
 }
+
+macro_rules! default_placeholder {
+    ($($t:ty),*) => {$(
+        impl Placeholder for $t {
+            #[inline(always)]
+            fn placeholder() -> Self {
+                <$t as Default>::default()
+            }
+        }
+    )*};
+}
+default_placeholder!(
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    char,
+    ()
+);
+
+impl<T: Placeholder, const N: usize> Placeholder for [T; N] {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        core::array::from_fn(|_| T::placeholder())
+    }
+}
+
+impl<T> Placeholder for Vec<T> {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        Vec::new()
+    }
+}
+
+impl<T: crate::real::Real> Placeholder for crate::dual::Dual<T> {
+    #[inline(always)]
+    fn placeholder() -> Self {
+        crate::dual::Dual::constant(T::zero())
+    }
+}
+
+macro_rules! tuple_placeholder {
+    ($(($($T:ident),+)),*) => {$(
+        impl<$($T: Placeholder),+> Placeholder for ($($T,)+) {
+            #[inline(always)]
+            fn placeholder() -> Self {
+                ($($T::placeholder(),)+)
+            }
+        }
+    )*};
+}
+tuple_placeholder!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F),
+    (A, B, C, D, E, F, G),
+    (A, B, C, D, E, F, G, H)
+);
 
 /// `o.unwrap()`: the cotangent of `o`.
 ///
