@@ -310,3 +310,68 @@ fn collected_with_a_typed_closure_parameter() {
     let g = pullback(vec![1.0, 2.0, 3.0]);
     assert_gradient_close(&g, &[1.0, -6.0, 12.0], 1e-15);
 }
+
+/// Iterators consumed for their closures' effects: `for_each` writing through `iter_mut()`,
+/// `for_each` accumulating into a `let mut`, and `.map(|…| *o = …).count()` (argmin's
+/// derivatives of const-generic length), each the `for` loop it stands for.
+#[differentiable]
+fn cubic_terms<T: Float + FromPrimitive>(param: &[T]) -> Vec<T> {
+    let two = T::from_f64(2.0).unwrap();
+    let mut out = vec![T::zero(); param.len()];
+    param
+        .iter()
+        .zip(out.iter_mut())
+        .for_each(|(x, o)| *o = two * x.powi(3) - *x);
+    out
+}
+
+#[differentiable]
+fn sum_of_squares_by_for_each(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    x.iter().for_each(|v| s += w * v * v);
+    s
+}
+
+#[differentiable]
+fn counted_derivative<const N: usize, T: Float + FromPrimitive>(param: &[T; N]) -> [T; N] {
+    let n2 = T::from_f64(2.0).unwrap();
+    let mut out = [T::zero(); N];
+    param
+        .iter()
+        .zip(out.iter_mut())
+        .map(|(x, o)| *o = n2 * x.powi(3) - x.sin())
+        .count();
+    out
+}
+
+#[test]
+fn iterators_consumed_for_their_effects() {
+    let x = [0.3, -0.5, 0.7];
+    // ⟨c, f(x)⟩ for a cotangent c: the gradient is c_i f'(x_i), each element on its own
+    let c = [1.0, -2.0, 0.5];
+    let (value, pullback) = vjp!(cubic_terms::<f64>)(&x[..]);
+    assert_eq!(value, cubic_terms::<f64>(&x));
+    let g = pullback(c.to_vec());
+    let by_hand: Vec<f64> = (0..3).map(|i| c[i] * (6.0 * x[i] * x[i] - 1.0)).collect();
+    assert_gradient_close(&g, &by_hand, 1e-14);
+    let (value, pullback) = vjp!(counted_derivative::<3, f64>)(&x);
+    assert_eq!(value, counted_derivative::<3, f64>(&x));
+    let g = pullback(c);
+    let by_hand: Vec<f64> = (0..3)
+        .map(|i| c[i] * (6.0 * x[i] * x[i] - x[i].cos()))
+        .collect();
+    assert_gradient_close(&g, &by_hand, 1e-14);
+    let inner = |p: &[f64]| {
+        let y = counted_derivative::<3, f64>(&[p[0], p[1], p[2]]);
+        (0..3).map(|i| c[i] * y[i]).sum()
+    };
+    assert_gradient_close(&g, &fd(inner, &x), 1e-8);
+
+    let w = 1.5;
+    let (gx, gw) = gradients_function!(sum_of_squares_by_for_each)(&x[..], w);
+    let by_hand: Vec<f64> = x.iter().map(|v| 2.0 * w * v).collect();
+    assert_gradient_close(&gx, &by_hand, 1e-14);
+    assert!((gw - x.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-14);
+    let (_, tangent) = jvp!(sum_of_squares_by_for_each)(&x[..], w, &[1.0, 0.0, 0.0][..], 0.0);
+    assert!((tangent - gx[0]).abs() < 1e-14);
+}

@@ -820,7 +820,7 @@ const MUTATING_METHODS: &[&str] = &[
 
 /// The first method in `e` that may change a value in place (its span and name), or an
 /// assignment or `&mut` inside it (in a closure argument, say).
-fn mutation_in(e: &syn::Expr) -> Option<(Span, Option<String>)> {
+pub(super) fn mutation_in(e: &syn::Expr) -> Option<(Span, Option<String>)> {
     struct Finder(Option<(Span, Option<String>)>);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {

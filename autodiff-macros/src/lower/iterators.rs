@@ -227,6 +227,12 @@ impl Lowering<'_> {
             return self.windows_loop(label, iter_expr, base, kind, n, pat, body);
         }
         let Some(chain) = chain_iter(iter_expr) else {
+            // (`out.iter_mut()` zipped into a chain that is not a loop's own: say so there)
+            if let Some((span, Some(method))) = super::calls::mutation_in(iter_expr) {
+                self.errors
+                    .push(span, diag::method_mutates_in_call(&method));
+                return Value::Tuple(Vec::new());
+            }
             return self.unsupported(iter_expr, diag::UNSUPPORTED_ITERATOR);
         };
         let mut resolved = Vec::new();
@@ -705,4 +711,107 @@ fn integer_range(e: &syn::Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// Iterators consumed for their closures' effects, rewritten as the `for` loops they are
+/// before lowering (and before [`super::views::rewrite`], which reads `iter_mut` loops):
+/// `it.for_each(|p| body)` is `for p in it { body; }`, and `it.map(|p| body).count()` with a
+/// `body` that writes (`*o = …` through `out.iter_mut()`) is the same loop counting its
+/// iterations. A closure that returns early or uses `?` (which would leave the function
+/// from a loop) is left as written.
+pub(super) fn effects_as_loops(block: &syn::Block) -> syn::Block {
+    struct Rewrite;
+    impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            if let syn::Expr::MethodCall(m) = e {
+                if let Some(looped) = as_loop(m) {
+                    *e = looped;
+                }
+            }
+        }
+    }
+    let mut out = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
+    out
+}
+
+fn as_loop(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let (iter, closure, counted) = match m.method.to_string().as_str() {
+        "for_each" if m.args.len() == 1 => (&*m.receiver, &m.args[0], false),
+        "count" if m.args.is_empty() => match &*m.receiver {
+            syn::Expr::MethodCall(inner)
+                if inner.method == "map"
+                    && inner.args.len() == 1
+                    && matches!(&inner.args[0], syn::Expr::Closure(c)
+                        if super::calls::mutation_in(&c.body).is_some()) =>
+            {
+                (&*inner.receiver, &inner.args[0], true)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let syn::Expr::Closure(c) = closure else {
+        return None;
+    };
+    if c.inputs.len() != 1 || leaves_early(&c.body) {
+        return None;
+    }
+    let pat = match &c.inputs[0] {
+        syn::Pat::Type(t) => (*t.pat).clone(),
+        p => p.clone(),
+    };
+    // (built, not quoted and parsed again: the iterator may be any expression, a struct
+    // literal's method call included, which a `for` head would not parse)
+    let mut stmts = vec![syn::Stmt::Expr((*c.body).clone(), Some(Default::default()))];
+    let n = syn::Ident::new("__autodiff_count", proc_macro2::Span::mixed_site());
+    if counted {
+        stmts.push(syn::parse_quote!(#n += 1;));
+    }
+    let looped = syn::Expr::ForLoop(syn::ExprForLoop {
+        attrs: Vec::new(),
+        label: None,
+        for_token: Default::default(),
+        pat: Box::new(pat),
+        in_token: Default::default(),
+        expr: Box::new(iter.clone()),
+        body: syn::Block {
+            brace_token: Default::default(),
+            stmts,
+        },
+    });
+    if !counted {
+        return Some(looped);
+    }
+    Some(syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![
+                syn::parse_quote!(let mut #n = 0usize;),
+                syn::Stmt::Expr(looped, None),
+                syn::Stmt::Expr(syn::parse_quote!(#n), None),
+            ],
+        },
+    }))
+}
+
+/// Whether a closure's body leaves it early (`return`, `?`) outside closures nested in it:
+/// the same body in a loop would leave the function.
+fn leaves_early(body: &syn::Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_expr(&mut f, body);
+    f.0
 }

@@ -142,7 +142,7 @@ pub fn lower(
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
-    let body = &views::rewrite(body);
+    let body = &views::rewrite(&iterators::effects_as_loops(body));
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();
     for _ in 0..12 {
