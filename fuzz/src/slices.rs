@@ -112,6 +112,8 @@ const FEATURES: &[&str] = &[
     "iterator chain: rev().skip(k)",
     "iterator chain: zip with skip(1)",
     "iterator chain: take(k), fold",
+    "local buffer: for_each through iter_mut",
+    "local buffer: map(..).count() through iter_mut",
     "iterator chain: sub-slice",
     "Option: `?` in a helper returning Option, matched by the caller",
     "Result: `?` in a helper returning Result, matched by the caller",
@@ -661,7 +663,23 @@ impl SliceGen<'_> {
                     let s = self.scalar();
                     let f = *self.rng.pick(&["sin", "tanh", "cos"]);
                     let (v, i, xi) = (self.fresh("v"), self.fresh("i"), self.fresh("xi"));
-                    let (head, body) = match self.rng.below(5) {
+                    let (head, body) = match self.rng.below(7) {
+                        5 => {
+                            out.push(self.line(format!(
+                                "{b}.iter_mut().for_each(|{v}| *{v} = (*{v} * {s}).{f}());"
+                            )));
+                            self.features
+                                .insert("local buffer: for_each through iter_mut");
+                            (String::new(), String::new())
+                        }
+                        6 => {
+                            out.push(self.line(format!(
+                                "{b}.iter_mut().zip({x}.iter()).map(|({v}, {xi})| *{v} = *{v} * {s} + {xi}.{f}()).count();"
+                            )));
+                            self.features
+                                .insert("local buffer: map(..).count() through iter_mut");
+                            (String::new(), String::new())
+                        }
                         3 => {
                             let k = self.rng.range(1, len);
                             let off = self.rng.below(xlen - k + 1);

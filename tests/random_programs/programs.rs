@@ -194,526 +194,540 @@ fn p6_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
 }
 #[differentiable(second_order)]
 fn p6_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
 }
 #[differentiable(second_order)]
-fn p6_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.6;
-    t + p6_h1(&v[1..], s * 0.25) + p6_h1(v, s).cos()
+fn p6_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+}
+#[differentiable(second_order)]
+fn p6_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p6_h2(y, s);
+    let _ = p6_h0(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable(second_order)]
     fn p6(a: f64, xs: &[f64], b: f64) -> f64 {
         let mut buf1 = xs[4..7].to_vec();
         let t2 = p6_h0(a, &xs[0..], &mut buf1).tanh();
-        for (v3, xi5) in buf1.iter_mut().zip(xs.iter()) {
-            *v3 = *v3 * a * -0.5 + xi5.sin();
-        }
+        buf1[0..].copy_from_slice(&xs[1..4]);
         let t6 = buf1[0] + buf1[2] * 0.6;
-        let s7 = &xs[5..7];
-        let t8 = (s7[1] * a + s7[1]).sin() + s7[s7.len() - 1] * 1.5;
-        let s9 = &xs[..4];
-        let t10 = (s9[2] * t2.tanh() * 0.75 + s9[1]).sin() + s9[s9.len() - 1] * 0.6;
-        let t11 = p6_h2(s9, b * 0.75).sin();
-        let s12 = &s7[..2];
-        let t13 = (s12[0] * b + s12[0]).sin() + s12[s12.len() - 1] * 0.75;
-        t13 + t11 + t10 + t8 + t6 + a * 0.3
+        let t7 = p6_h1(&xs[..], t2.tanh());
+        let t8 = p6_h1(xs, t2.tanh() * 0.75).sin();
+        let s9 = &xs[..5];
+        let t10 = (s9[4] * t2.tanh() + s9[2]).sin() + s9[s9.len() - 1] * 0.25;
+        let mut buf11 = vec![0.3; 4];
+        let _ = p6_h0(t10.tanh(), &xs[..], &mut buf11);
+        let t12 = p6_h3(&mut buf11, &xs[..], t2.tanh()).tanh();
+        let (h13, c14) = buf11.split_at_mut(3);
+        let t15 = p6_h0(t10.tanh(), s9, h13).tanh();
+        for _ in 0..2 {
+            p6_h2(c14, t10.tanh());
+        }
+        let t16 = c14[0] * 1.5 + h13[h13.len() - 1] + c14.len() as f64 * 0.1;
+        let t17 = buf11[0] + buf11[3] * -0.5;
+        t17 + t16 + t15 + t12 + t10 + a * 0.3
     }
     check_p6(seed = 0x765a613b5613be83, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p7(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[2]).tanh();
+    fn p7(b: f64, a: f64) -> f64 {
+        let mut acc0 = (1.0 + (0.25 * b).powi(2)).ln();
+        if b * b < -0.4 {
+            let t1 = (1.0 + acc0.max(1.5).powi(2)).ln();
+        }
+        let t2: f64 = 2.0;
+        acc0 += (2.0 + (a / (1.5 + acc0.tanh()) * 0.5).cos()).powi(-2);
+        let k3 = ((2.0 * t2 * 0.5).sin().abs() * 2.0) as usize % 3;
+        match k3 {
+            0 => {
+                let flag4 = a > -0.4;
+            }
+            1 => {
+                let t5 = f64::tanh(0.6 * 0.25) + (2.0 + (1.5 * t2 * 0.5).sin().cos()).powi(-2);
+            }
+            _ => {
+                acc0 *= 0.5 + 0.4 * b.sin().sin();
+            }
+        }
+        t2 + acc0
+    }
+    check_p7(seed = 0xf658c1ae6ca148b2, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p8(a: f64) -> f64 {
+        let t0 = (a / (2.0 + a.cos())).asinh();
+        let t1 = -a;
+        let mut v2: Vec<f64> = Vec::new();
+        v2.push((1.5 + (t0 / (1.5 + t1.tanh())).sin()).log(2.5 + t1.abs().cos()));
+        v2.push((p7(((a + t0) * 0.5).atan(), t0 / (1.0 + t0 * t0) * 0.25) * 0.5).cos().atan2(1.5 + t1.powi(2).ln_1p().cos()));
+        let t3 = v2[0] * 0.5 + v2[1];
+        let mut acc4 = ((p7(t1.cos(), a.sin()) * 0.5).atan().mul_add(t1, t3.min(t3)) * 0.5).atan();
+        let mut w5 = 0;
+        while w5 < 3 {
+            for j in (0..4).step_by(2) {
+                if -(acc4 * 0.1).tanh() < 0.3 {
+                    let t6 = 1.0_f64.mul_add(0.5 * a, (acc4 * 0.1).tanh());
+                } else {
+                    acc4 = ((acc4 * 0.1).tanh() * t1).atan();
+                }
+                acc4 -= (t0.sin() / (1.0 + (w5 as f64).atan().powi(2)) * 0.25).tanh();
+            }
+            acc4 = ((acc4 * 0.1).atan() + ((t0 - 0.2) * 0.5).atan()).sin();
+            w5 += 1;
+        }
+        t3 + t0
+    }
+    check_p8(seed = 0xa2971148954231f8, inputs = 1, calls = [p7], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p9(n: usize, d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = ((f64::cos(d) - a.sin()) * 0.5).sin();
+        let t2 = { let u1 = a; b };
+        let mut acc3 = 0.5;
+        acc3 = 0.1 * (n as f64 * 0.3);
+        for i in 1..=4 {
+            acc0 = ((i as f64 - (acc0 * 0.1).atan()).max((1.5 + a.sin()).log(2.5 + b.cos())) * 0.25).sin();
+        }
+        let acc3 = (acc3 * 0.1).sin() - n as f64 * c;
+        (acc3 * 0.1).atan() + t2 - acc0 * 0.1 + 0.9 * d
+    }
+    check_p9(seed = 0x02fdffdba77a2dfa, inputs = 4, calls = [], at = |p| (3, p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p10(b: f64, d: f64, n: usize, a: f64, c: f64) -> f64 {
+        let t0: f64 = c / (2.0 + (d - b).cos());
+        let t1 = (1.0 * n as f64 - n as f64).atan();
+        let mut acc2 = 0.0;
+        if b + t1 > -0.1 {
+            return t1;
+        }
+        for i in 0..1 {
+            if b.powi(2) > b {
+                let mut acc3 = 0.5;
+                let t4 = b - 0.2;
+            } else {
+                if -a > b {
+                    for j in 0..n {
+                        let t0 = t0 + a;
+                        acc2 += ((0.1 * c + t1.max(d)) * 0.5).sin();
+                    }
+                }
+            }
+            acc2 += (((acc2 * 0.1).atan() / (1.5 + (p8((t0 - d) * 0.25) * 0.5).tanh())).max((1.5 + a.sin()).powf((acc2 * 0.1).sin().tanh())) * 0.25).tanh();
+        }
+        if 0.75_f64.powi(3) > 0.7 {
+            if 2.0 * 1.25 < 0.1 {
+                let t5: f64 = (b * t1).tanh().exp2();
+            } else {
+                for i in 0..3 {
+                    match n {
+                        0 => {
+                            acc2 += a * a * 0.3;
+                        }
+                        1 => {
+                            if t0 + t1 > 0.0 || t0 < 0.0 {
+                                let t6 = n as f64;
+                            } else {
+                                if c > i as f64 {
+                                    let b = b - (d - a);
+                                } else {
+                                    let mut acc7 = 0.0;
+                                }
+                            }
+                        }
+                        _ => {
+                            let t8 = a.asinh();
+                        }
+                    }
+                    acc2 += d;
+                }
+            }
+        } else {
+            if c.tanh().exp() > 0.3 {
+                let t9: f64 = c - 0.1;
+            } else {
+                if c.cos() > t0 {
+                    if n % 3 == 1 {
+                        let t10 = match n { 0 | 1 => ((1.0 + (acc2 * 0.1).sin().powi(2)).sqrt() - (b + n as f64)) * 0.25, _ => ((2.0_f64.cos().exp2() * 0.5).powi(3) * 0.1).atan() };
+                    } else {
+                        if n % 3 == 1 {
+                            if (b / (2.0 + (n as f64).cos())) < 0.5 {
+                                let b = b * -t1;
+                            } else {
+                                for i in 1..=1 {
+                                    let t11 = b.tanh().sin().exp();
+                                    acc2 = (b.mul_add(d, t1).max(t11) * 0.5).tanh();
+                                }
+                            }
+                        }
+                    }
+                } else if -b > b {
+                    if n % 3 == 1 {
+                        let mut w12 = 0;
+                        while w12 < 1 {
+                            let mut acc13 = (acc2 * 0.05).tanh();
+                            acc2 /= (2.0 + 0.1_f64.cos());
+                            w12 += 1;
+                        }
+                    }
+                }
+            }
+        }
+        (acc2 * 0.05).cos() + t1 + t0 + 0.1 * a + b
+    }
+    check_p10(seed = 0x99b665b16c73e856, inputs = 4, calls = [p8], at = |p| (p[0], p[1], 3, p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p11(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let t2 = (t1 + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            let t2 = if (((a) * 0.5).exp()).mul_add(0.5, xs[i + 1]) < 0.06 { ((xs[i]).mul_add(0.5, xs[i + 1])).tanh() } else { (xs[i + 1]).tanh() };
-            let t3 = (((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).sin()).tanh() * 1.5;
-            acc += (((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()).cos() * xs[i]).tanh();
+            let t3 = (xs[i + 1]).tanh() * 1.5;
+            extra = extra + ((((a).mul_add(0.5, t2)).cos() * 0.12_f64).tanh()).tanh() - (xs[i]).tanh();
+            acc -= (((xs[i]).cos() * t3).sin() + (-0.31_f64 - xs[i + 1]).mul_add(0.5, t2)).tanh();
         }
         let r = acc;
         r
     }
-    check_p7(seed = 0x60901eed47f8a74a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+    check_p11(seed = 0x4e64625cee36a675, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p8(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((-0.98_f64).mul_add(0.5, a) + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
-        for i in 0..xs.len() - 1 {
-            let t2 = if ((t1) * (a)).tanh() < -0.12 { (a).tanh() } else { (a).mul_add(0.5, a) };
-            let t3 = if ((xs[i]).mul_add(0.5, t1)).cos() * xs[i + 1] < -0.46 { (t2).tanh() } else { (xs[i + 1]).mul_add(0.5, a) };
-            acc -= (((1.0 + (xs[i] + xs[i + 1]) * (xs[i] + xs[i + 1])).ln()).cos() * t2).tanh();
-            carried = carried * 0.5 + ((1.0 + ((xs[i]) * ((xs[i]).tanh())) * ((xs[i]) * ((xs[i]).tanh()))).ln()).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p8(seed = 0x8fd3cca26fc22349, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p9(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &(-x.mapv(f64::sin)) / &(x.column(1).to_owned()).mapv(|q| q * q + 1.0);
-        let t2 = (s) * &(&t1 + &t1);
-        t2.sum() * 0.2 + t1.sum() * 0.2 + s
-    }
-    check_p9(seed = 0xfc2e45ff42acaa60, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p10(b: f64, a: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..3 {
-            let a = a - a;
-            for j in 0..n {
-                let mut k1 = 0;
-                loop {
-                    let mut acc2 = 1.0;
-                    acc0 *= (1.5 + (n as f64).sin()).powf((a * 0.5).tanh()).cos();
-                    k1 += 1;
-                    if ((p4(b, 3, (b.mul_add(p4(((b + acc0 * 0.02) * 0.25).tanh(), 3, (0.9_f64.min(acc0 * 0.02) * 0.5).sin()) * 0.5, b) * 0.25).tanh()) * 0.5).tanh().atan() > -0.4) || k1 >= 2 { break; }
-                }
-                acc0 += (a * 0.5).sin().powi(2) * 1.5;
-            }
-            acc0 -= (acc0 * 0.02).tanh();
-        }
-        let mut k3 = 0;
-        loop {
-            for j in 1..=1 {
-                for l in 1..=3 {
-                    if a.atan() < 0.7 {
-                        let a = a - a;
-                    } else {
-                        if (acc0 * 0.01).sin() < -0.1 {
-                            let t4 = (0.25 * (k3 as f64 * b)).tanh();
-                        } else {
-                            if a / (1.0 + a.powi(2)) > (acc0 * 0.01).atan() {
-                                let acc0 = acc0 * 0.01 + f64::max(b, (acc0 * 0.01).tanh());
-                            }
-                        }
-                    }
-                    acc0 += b * a * 0.2;
-                }
-                acc0 += (acc0 * 0.01 * 0.5).atan();
-            }
-            acc0 += ((a.asinh() - a * 0.25) * 0.5).atan();
-            k3 += 1;
-            if (a + (acc0 * 0.01).atan() > (acc0 * 0.01).atan()) || k3 >= 3 { break; }
-        }
-        acc0 += ((1.5 + ((acc0 * 0.01).atan() * 0.75).sin()).powf((n as f64).abs().tanh()) * 0.5).atan();
-        let t5 = if n > 2 { a / (1.0 + b.tanh().sinh().powi(2)) } else { b.atan() * (acc0 * 0.01).atan() };
-        let mut k6 = 0;
-        loop {
-            for j in 1..=2 {
-                acc0 /= (1.0 + (0.3 - t5).powi(2));
-                acc0 = b;
-            }
-            acc0 = a;
-            k6 += 1;
-            if (t5 / (1.0 + (acc0 * 0.01).sin().powi(2)) < -0.2) || k6 >= 3 { break; }
-        }
-        0.2 * t5
-    }
-    check_p10(seed = 0xfe937a0d853de6b9, inputs = 2, calls = [p4], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p11(b: f64, a: f64, c: f64, d: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 -= ((b + a) * (d - a) * 0.1).sin();
-        let t1 = 0.9_f64.hypot(c).tanh();
-        let t2: f64 = acc0 * 1.0;
-        for i in 0..3 {
-            let mut k3 = 0;
-            loop {
-                let t4 = if k3 % 3 == 1 { -(acc0 * 0.05).sin() * (p4(b * (acc0 * 0.05).sin(), 3, d * t1 * 0.5) * 0.5).hypot(t2) } else { a.max(d) * (0.5 * t1) };
-                acc0 = (a * (p4((c - a) * 0.5, 3, ((k3 as f64 - c) * 0.25).tanh()) * 0.5).sin()).max(t1.powi(2).ln_1p());
-                k3 += 1;
-                if (d * 0.75 > 0.7 && (acc0 * 0.05).tanh() < 0.5) || k3 >= 5 { break; }
-            }
-            acc0 = 0.6_f64.atan2(1.5 + (d * a).cos());
-        }
-        acc0 = ((acc0 * 0.05 * t2 - t2 * b) * 0.25).sin();
-        let mut w5 = 0;
-        while w5 < 2 && ((1.5 + d.sin()).powf((acc0 * 0.05).tanh().tanh()) < 0.3) {
-            acc0 = (acc0 * 0.02).atan().tanh().sinh();
-            w5 += 1;
-        }
-        let mut b = b;
-        b.cos() + t2 - t1 - d + a
-    }
-    check_p11(seed = 0x9ec841f733ba1065, inputs = 4, calls = [p4], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p12(a: f64, b: f64) -> f64 {
-        let t0 = (a.mul_add(a, (p4(a, 3, (a + a) * 0.5) * 0.5).sin()) * 0.5).powi(2).atan();
-        let t1 = if a.tanh().exp() > 0.3 { b } else { t0 - a };
-        let t2 = (1.0 + (b * 0.2).sin().exp_m1().powi(2)).cbrt();
-        let b = b * (a * a);
-        let flag3 = (t2 * 0.5).sin().sin() > 0.25;
-        let mut acc4 = ((t2 * 0.5).atan() + t1 * 0.5 + 0.6_f64.powi(2)) * 0.5;
-        for i in 0..4 {
-            if !flag3 {
-                let mut acc5 = (t2 * 0.5 - (acc4 * 0.1).sin()).tanh();
-            } else if flag3 {
-                let mut acc6 = ((p4((t0 - t2 * 0.5) * 0.25, 3, (acc4 * 0.1).atan().tanh().exp_m1() * 0.5) * 0.5 * 0.5).powi(3) * (t0 + (acc4 * 0.1).sin()) * 0.5).tanh();
-            }
-            for j in 0..4 {
-                let t7 = 0.3 * (t1 * 0.5);
-                acc4 += (acc4 * 0.02).sin() * 0.5;
-            }
-            acc4 = a;
-        }
-        let t8 = (t2 * 0.5).sin();
-        t8 + (b * 0.25).cos() + (t2 * 0.5).sin() + 0.1 * (t1 * 0.5) + t0.tanh() + 0.75 * a
-    }
-    check_p12(seed = 0x3bfe8baf8428e76f, inputs = 2, calls = [p4], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p13(b: f64, n: usize, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if (1.5 + a.sin()).log(2.5 + a.cos()) > 0.3 {
-            let t1 = match n % 3 { 0 | 1 => (0.9 * b).mul_add(0.9_f64.to_radians(), b), _ => (a + a) / (1.0 + (b / (1.5 + a.tanh())).powi(2)) * 0.5 };
-        } else {
-            if n > 1 {
-                let mut k2 = 0;
-                loop {
-                    for j in 0..2 {
-                        let o3: Option<f64> = if 0.3 > 0.25 { Some(0.5 / (1.0 + (b - 1.0).powi(2))) } else { None };
-                        let t5: f64 = if let Some(u4) = o3 { b - b - a * a } else { (j as f64 / (1.0 + a.powi(2)) * 0.5).atan() };
-                        acc0 = (a.asinh() + (t5 * 0.5).atan()) * 0.5;
-                    }
-                    acc0 -= ((a.tanh() - (1.0 + a.powi(2)).sqrt()) * 0.25).sin();
-                    k2 += 1;
-                    if (((n as f64).tanh()) > b) || k2 >= 6 { break; }
-                }
-            } else {
-                acc0 *= (1.5 + (acc0 * 0.05).sin()).log(2.5 + 0.9_f64.cos()).cos();
-            }
-        }
-        let mut k6 = 0;
-        loop {
-            for j in (0..4).step_by(2) {
-                for l in 0..2 {
-                    let mut acc7 = 1.0;
-                    acc7 += a;
-                }
-                acc0 = ((a - j as f64) * (acc0 * 0.01).tanh() * 0.5).atan();
-            }
-            acc0 = ((a - 0.9) * a * 0.5).atan();
-            k6 += 1;
-            if (b.atan2(1.5 + b.cos()) < 0.25) || k6 >= 3 { break; }
-        }
-        let t8 = (a * 0.75).tanh().cosh() * (a * (acc0 * 0.01) * f64::cos(b));
-        (t8 * 0.25).atan().tanh() + (acc0 * 0.01).atan().tanh()
-    }
-    check_p13(seed = 0x34cd49ac306414c0, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p14(b: f64, c: f64, a: f64) -> f64 {
-        let mut acc0 = f64::sin(a);
-        for i in 0..2 {
-            let mut k1 = 0;
-            loop {
-                let t2: f64 = a.powi(3) * a.hypot(acc0 * 0.05);
-                acc0 *= 0.8 + 0.2 * (0.2 * (acc0 * 0.05).sin()).sin();
-                k1 += 1;
-                if (b < 0.3) || k1 >= 4 { break; }
-            }
-            acc0 = a;
-        }
-        if c.tanh().exp_m1() > c {
-            for i in (0..2).rev() {
-                acc0 *= (0.5 * (i as f64).tanh()).asin().cos();
-                for j in 0..4 {
-                    let c = c - a.atan();
-                    acc0 += ((acc0 * 0.01).atan() * 0.5).sin();
+    fn p12(a: f64) -> f64 {
+        let mut acc0 = (1.0 + (2.0 + a.cos()).recip().powi(2)).cbrt();
+        for i in 0..1 {
+            let mut v1: Vec<f64> = Vec::new();
+            v1.push(((0.2 * a).mul_add((acc0 * 0.5).atan() * a, a / (1.5 + (acc0 * 0.5).tanh().tanh())) * 0.5).sin());
+            v1.push((a / (1.0 + a.powi(2))).to_radians());
+            let t2 = v1[0] * 0.5 + v1[1];
+            if (acc0 * 0.5).sin() * (acc0 * 0.5).sin() > 0.0 {
+                acc0 = f64::atan(t2).sin().exp();
+            } else if (1.0 + t2.powi(2)).cbrt() < 0.5 && 0.9 < -0.2 {
+                if i == 1 {
+                    continue;
                 }
             }
-        } else if acc0 * 0.01 / (1.5 + a.tanh()) > 0.5 && acc0 * 0.01 < -0.2 {
-            acc0 += ((c + a) * a * 0.25).atan();
-            let mut acc3 = 0.0;
-            acc0 += ((1.5 + b.mul_add(a, (p12(((1.0 + c.powi(2)).sqrt() * 0.5).sin(), b) * 0.5).tanh()).cos()).sqrt() * 0.5).tanh();
-        } else {
-            if b - 2.0 > 0.7 {
-                if 2.0_f64.to_radians() > c {
-                    let mut w4 = 0;
-                    while w4 < 3 {
-                        for j in 0..2 {
-                            let t5 = if w4 % 3 == 1 { f64::tanh((acc0 * 0.01).atan() * b) } else { ((acc0 * 0.01).sin() * 0.75).max((acc0 * 0.01).atan()) };
-                            acc0 += (c * (acc0 * 0.01).tanh()).sin().exp2() * 0.5;
-                        }
-                        acc0 -= (1.0 + (acc0 * 0.01).sin().powi(2)).cbrt() * (c * (acc0 * 0.01)) * 0.1;
-                        w4 += 1;
-                    }
+            acc0 += -a * a.sin() * 0.5;
+        }
+        let mut w3 = 0;
+        while w3 < 3 && (-0.6 > (acc0 * 0.25).sin()) {
+            let mut k4 = 0;
+            let r7 = loop {
+                if a < 0.3 {
+                    let t5 = (acc0 * 0.02).atan().mul_add((acc0 * 0.02).atan().powi(2).ln_1p(), k4 as f64);
+                } else if a + (acc0 * 0.02).sin() < 0.25 || 0.9 < 0.7 {
+                    let t6 = 0.5_f64.hypot((1.0 + (1.25 / (1.5 + a.tanh())).powi(2)).sqrt());
                 } else {
-                    for i in 0..3 {
-                        acc0 += a;
-                    }
+                    acc0 /= (1.0 + 1.25_f64.powi(2));
                 }
-            } else if c < 0.1 {
-                let mut k6 = 0;
-                let r10 = loop {
-                    for j in 0..1 {
-                        match k6 % 3 {
-                            0 => {
-                                let t7 = c.cos();
-                            }
-                            1 => {
-                                let mut acc8 = k6 as f64;
-                            }
-                            _ => {
-                                for l in (0..6).step_by(2) {
-                                    let t9 = if b > -0.2 { (1.0 - c).cos() } else { (j as f64 * c).tanh().exp_m1() };
-                                    acc0 = b;
-                                }
-                            }
-                        }
-                        acc0 /= (1.0 + (acc0 * 0.01).atan().atan2(1.5 + (acc0 * 0.01).cos()).powi(2));
-                    }
-                    acc0 += (1.5 + (acc0 * 0.01 * k6 as f64).sin()).powf(a.tanh().exp2().tanh()) * 0.5;
-                    k6 += 1;
-                    if (a / (2.0 + (acc0 * 0.01).sin().cos()) < 0.7) || k6 >= 2 { break 0.3 * 0.5 / (1.0 + c.tanh().powi(2)); }
-                };
-            }
+                acc0 *= 0.8 + 0.2 * (a * a).sin();
+                k4 += 1;
+                if (a.tanh() > 0.0) || k4 >= 5 { break (acc0 * 0.02).atan().tanh().cos().exp2(); }
+            };
+            acc0 = ((acc0 * 0.02).tanh() + ((a + a) * 0.5).atan()).sin();
+            w3 += 1;
         }
-        0.2 * (acc0 * 0.01).tanh() + 0.9 * a
+        let t8 = (acc0 * 0.02).sin();
+        acc0 += (f64::cos(t8 / (2.0 + (acc0 * 0.02).cos())) * 0.5).sin();
+        let acc0 = (acc0 * 0.02).atan() + a;
+        (acc0 * 0.5).sin() - t8 + 0.5 * (acc0 * 0.5).atan()
     }
-    check_p14(seed = 0x0143204b48ccd126, inputs = 3, calls = [p12], at = |p| (p[0], p[1], p[2]),
-        params = ["c", "a"] at [1, 2]);
+    check_p12(seed = 0x32ce6fa5c315bb14, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p15(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let a = a * (a * xs[0]);
-        let mut acc0 = xs[(n + 1) % 3];
-        let mut v1 = vec![0.0; n];
-        for i in 0..v1.len() {
-            v1[i] = (2.0 + (xs[(n + 1) % 3].max(xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).cos()).powi(-2);
+    fn p13(a: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut acc1 = 1.0;
+        let mut w2 = 0;
+        while w2 < 3 {
+            acc0 *= 0.8 + 0.2 * (a / (1.5 + (p7((2.0 + (p7((a * b * 0.5).sin(), ((w2 as f64 - a) * 0.25).tanh()) * 0.5).tanh().cos()).powi(-2), ((a + xs[2]) * 0.5).atan()) * 0.5).tanh().tanh())).sin();
+            acc0 /= (2.0 + (acc0 * 0.1).tanh().cos());
+            w2 += 1;
         }
-        let mut acc0 = acc0;
-        for i in (0..1).rev() {
-            acc0 = (((a * 0.25).tanh() * (v1[i] * 0.5).tanh() + 1.0 * xs.iter().map(|q| q * (a * 0.25).atan()).sum::<f64>()) * 0.25).tanh();
-        }
-        0.1 * (acc0 * 0.5) + (a * 0.25).tanh()
+        2.0 * b
     }
-    check_p15(seed = 0x92812c7dd513f5a5, inputs = 4, calls = [], at = |p| (p[0], 3, &p[1..4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p16(c: f64, a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = (2.0 + (b * b).cos()).powi(-2);
-        for i in 1..=1 {
-            acc0 = (-(acc0 * 0.5).atan()).asinh();
-        }
-        acc0 = (((2.0 + a.sin()).sqrt() - 0.3_f64.mul_add(1.5, n as f64)) * 0.5).atan();
-        let c1 = |u2: f64| 0.25_f64.atan() - (n as f64).max(c);
-        let t3: f64 = c1((2.0 * (1.5 + b.sin()).log(2.5 + c.cos()) * 0.5).atan()) - 0.5 * c1(c - a);
-        if (n as f64 + t3 * 0.5) > n as f64 && b < 0.3 {
-            let mut v4 = vec![0.0; 3];
-            for i in 0..v4.len() {
-                v4[i] = (t3 * 0.5).tanh();
-                if i > 0 {
-                    v4[i] += v4[i - 1] * b * 0.3;
-                }
-            }
-        }
-        let mut k5 = 0;
-        loop {
-            let b = b - a.powi(2).ln_1p();
-            acc0 *= 0.8 + 0.2 * (c - acc0 * 0.25).sin();
-            k5 += 1;
-            if ((t3 * 0.5).tanh().sin().exp_m1() < 0.5) || k5 >= 2 { break; }
-        }
-        let t6: f64 = (acc0 * 0.1).tanh() - (acc0 * 0.1).atan();
-        match n {
-            0 => {
-                let t8 = { let u7 = (((t3 * 0.5).sin().exp() - (1.0 + t6.powi(2)).sqrt()) * 0.25).sin(); (1.5 + (acc0 * 0.1).atan().sin()).powf((n as f64).tanh()).atan() };
-            }
-            _ => {
-                let t9 = 0.25_f64.mul_add(b, a);
-            }
-        }
-        t6.sin() - (t3 * 0.5).atan().tanh() + (acc0 * 0.1).sin() + 0.5 * t6
-    }
-    check_p16(seed = 0xec9ccd3b5d10e335, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2], 1));
+    check_p13(seed = 0xc1bec3b7553d28d2, inputs = 6, calls = [p7], at = |p| (p[0], &p[1..5], p[5]),
+        params = ["b"] at [5]);
 }
 
 #[differentiable(second_order)]
-fn p17_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.3;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable(second_order)]
-fn p17_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).tanh();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable(second_order)]
-    fn p17(a: f64, xs: &[f64]) -> f64 {
-        let arr1 = p17_h0(&xs[..], a);
-        let t2 = arr1[2] * arr1[2];
-        let t3 = p17_h1(&xs[1..=6], t2.tanh());
-        let s4 = &xs[6..8];
-        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.6;
-        let s6 = &xs[..6];
-        let t7 = (s6[1] * t2.tanh() + s6[2]).sin() + s6[s6.len() - 1] * 0.5;
-        t7 + t5 + t3 + t2 + a * 0.3
-    }
-    check_p17(seed = 0x922ba47f15147bbc, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable(second_order)]
-fn p18_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable(second_order)]
-fn p18_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p14_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
+        y[i] = y[i] * 0.6 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable(second_order)]
-fn p18_h2(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+fn p14_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
     }
-    y[0] = (y[0] * 1.5 + s).sin();
-    y[0] * y[y.len() - 1]
 }
 #[differentiable(second_order)]
-fn p18_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p18_h2(y, s);
-    p18_h1(s * 1.5, &x[1..], y);
+fn p14_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p14_h0(y, s);
+    p14_h1(s * 0.25, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
 #[differentiable(second_order)]
-fn p18_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
-    }
+fn p14_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable(second_order)]
+fn p14_h4(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p14_h3(&v[1..], s * 0.75) + p14_h3(v, s).cos()
 }
 program! {
     #[differentiable(second_order)]
-    fn p18(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p18_h0(&xs[..2], a);
-        let mut buf2 = vec![0.25; 4];
-        p18_h1(b, xs, &mut buf2);
-        let t3 = p18_h2(&mut buf2, t1.tanh()).tanh();
-        let t4 = buf2[0] + buf2[3] * 0.3;
-        let t5 = p18_h0(xs, a * -0.5);
-        let mut buf6 = vec![1.5; 2];
-        let _ = p18_h3(&mut buf6, &xs[..7], a);
-        let t7 = p18_h3(&mut buf6, &buf2, t1.tanh()).tanh();
-        let (h8, c9) = buf6.split_at_mut(1);
-        p18_h4(h8, c9, a);
-        let t10 = c9[0] * 0.3 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
-        let t11 = buf6[0] + buf6[1] * 1.5;
-        let s12 = &xs[3..7];
-        let t13 = (s12[3] * t3.tanh() + s12[0]).sin() + s12[s12.len() - 1] * 0.3;
-        let t14 = p18_h0(xs, t4.tanh()).sin();
-        t14 + t13 + t11 + t10 + t7 + a * 0.3
+    fn p14(a: f64, xs: &[f64], b: f64, ys: &mut [f64]) -> f64 {
+        let s1 = &xs[..4];
+        let t2 = (s1[1] * a * 0.6 + s1[3]).sin() + s1[s1.len() - 1] * 0.5;
+        let _ = p14_h2(&mut ys[0..3], xs, a * 0.3);
+        let t3 = ys[0] * 0.75;
+        let t4 = p14_h4(&s1[..], t2.tanh());
+        let s5 = &xs[3..];
+        let t6 = (s5[2] * t4.tanh() + s5[0]).sin() + s5[s5.len() - 1] * 0.25;
+        let t7 = p14_h4(ys, t6.tanh());
+        let s8 = &s5[..2];
+        let t9 = (s8[1] * b * 1.5 + s8[0]).sin() + s8[s8.len() - 1] * 0.75;
+        let s10 = &xs[..];
+        let t11 = (s10[1] * t3.tanh() * 0.25 + s10[1]).sin() + s10[s10.len() - 1] * 0.75;
+        t11 + t9 + t7 + t6 + t4 + ys[2] + a * 0.3
     }
-    check_p18(seed = 0x7ab5ef9adf723efc, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+    check_p14(seed = 0x8ed67ca6b152c822, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], p[7], &mut p[8..11].to_vec()));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p19(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + xs[3]).tanh();
-        let t2 = ((a).tanh() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        let mut carried = 0.5;
+    fn p15(a: f64) -> f64 {
+        let o0: Option<f64> = if a * a < 0.1 { Some(((a / (1.5 + a.tanh()) - a / (1.0 + a.powi(2))) * 0.5).sin()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => u1 * (a - 0.75), None => a.atan() };
+        let flag3 = t2 * a > 0.1;
+        let t4 = (t2.cos() * (a + a)).atan2(1.5 + (2.0 + a.cos().cos()).powi(-2).cos());
+        let t5 = (0.25 * t2 / (1.5 + (a * t4).tanh())).mul_add(t4, a.sin());
+        let mut acc6 = 1.0;
+        match (((t2 + 1.0) * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                let mut w7 = 0;
+                while w7 < 2 {
+                    let a = a + t2;
+                    acc6 = t4;
+                    w7 += 1;
+                }
+            }
+            1 => {
+                let t4 = t4 + (t5 * 0.5).atan();
+                let mut v8 = vec![0.0; 2];
+                for i in 0..v8.len() {
+                    v8[i] = 0.3_f64.cos().powi(2);
+                    if i > 0 {
+                        v8[i] += v8[i - 1] * (a * (t5 * 0.5).atan() * 0.25).tanh();
+                    }
+                }
+            }
+            _ => {
+                acc6 = ((acc6 * 0.25).atan() * (t5 * 0.5 * 0.5).sin()).tanh();
+                acc6 += (t4 * a * 0.5).atan();
+            }
+        }
+        (acc6 * 0.25).atan() + (t5 * 0.5).tanh().tanh() + 0.9 * t4 + t2.tanh()
+    }
+    check_p15(seed = 0x4daa4f0212ace74d, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p16(a: f64, b: f64) -> f64 {
+        let t0 = (a - b).cos();
+        let t1 = (a / (2.0 + (1.5_f64 * 0.1).cos()) * 0.5).atan().powi(3);
+        let mut acc2 = (2.0 + (t1 * 0.5).sin()).ln().to_radians();
+        let mut w3 = 0;
+        while w3 < 4 && (0.3_f64.mul_add(0.6, a) > 0.5) {
+            for j in 1..=1 {
+                if j + w3 < 2 {
+                    for l in (0..4).rev() {
+                        let t4 = (1.0 + (p15((2.0 + a.sin()).sqrt()) * 0.5).atan().powi(2)).cbrt() * (1.5 + 1.5_f64.cos()).sqrt();
+                        acc2 += (p4(f64::cos(0.6), 3, (t0.cos().exp2() * 0.5).sin()) * 0.5).atan() * 0.5;
+                    }
+                }
+                acc2 /= (2.0 + (acc2 * 0.02).sin().cos());
+            }
+            acc2 /= (1.0 + ((acc2 * 0.02).tanh() + a).powi(2));
+            w3 += 1;
+        }
+        (t1 * 0.5).sin().sin() + 0.6 * t0 + 2.0 * b
+    }
+    check_p16(seed = 0xe54576434db4437e, inputs = 2, calls = [p4, p15], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p17(xs: &[f64], a: f64, n: usize) -> f64 {
+        let mut acc0 = xs[xs.len() - 1 - n] * (xs[3] + 0.1);
+        match n {
+            0 => {
+                let t1 = if n == 1 { 0.3 * acc0.mul_add(xs[3], acc0) } else { 2.0 * acc0.cos() };
+                let t4: f64 = { let v2: Vec<f64> = xs.iter().map(|&u3| xs[1]).collect(); v2[0] + v2[3] };
+            }
+            1 => {
+                let c5 = |u6: f64| acc0.atan().clamp(-0.75, 0.75);
+                let t7: f64 = c5(a) - 0.5 * c5(acc0);
+                let t9 = { let u8 = (1.0 + a.powi(2)).ln() * xs[n].min(acc0); (2.0 + (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() * xs[xs.len() - 1 - n] * 0.25).atan().cos()).powi(-2) };
+            }
+            _ => {
+                acc0 = xs[n].sin() * (acc0 - a) * 0.25;
+            }
+        }
+        acc0
+    }
+    check_p17(seed = 0x1ea59e31a59d5526, inputs = 5, calls = [], at = |p| (&p[0..4], p[4], 2));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p18(b: f64, a: f64, n: usize) -> f64 {
+        let mut v0: Vec<f64> = Vec::new();
+        v0.push(((a * a + b.atan()) * 0.5).sin());
+        v0.push(a);
+        let t1 = v0[0] * 0.5 + v0[1];
+        let t2 = b.powi(3) * a + t1;
+        let mut acc3 = f64::atan(n as f64).max(a / (2.0 + (t2 * 0.25).tanh().cos()));
+        acc3 + 0.1 * (t2 * 0.25).atan() - t1
+    }
+    check_p18(seed = 0xb568c77fbeb8a10a, inputs = 2, calls = [], at = |p| (p[0], p[1], 1));
+}
+
+#[differentiable(second_order)]
+fn p19_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable(second_order)]
+fn p19_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable(second_order)]
+fn p19_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p19_h0(y, s);
+    p19_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable(second_order)]
+fn p19_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).cos();
+        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p19(a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 2] * a;
+        }
+        let t2 = p19_h2(&mut buf1, &xs[1..=4], a * 0.5).tanh();
+        let t3 = buf1[0] + buf1[1] * 1.5;
+        let s4 = &xs[2..=4];
+        let t5 = (s4[1] * t3.tanh() + s4[1]).sin() + s4[s4.len() - 1] * 0.6;
+        let s6 = &s4[..3];
+        let t7 = (s6[0] * t2.tanh() * 0.5 + s6[0]).sin() + s6[s6.len() - 1] * 0.3;
+        let (h8, c9) = ys.split_at_mut(2);
+        p19_h3(h8, c9, t7.tanh() * 0.75);
+        let t10 = c9[0] * 1.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
+        let t11 = ys[2] * -0.5;
+        t11 + t10 + t7 + t5 + t3 + ys[2] + a * 0.3
+    }
+    check_p19(seed = 0xe1baf4089a7e9bdb, inputs = 11, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..11]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p20(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
+        let mut acc0 = ((a.tanh() - c / (1.0 + a.powi(2))) * 0.5).sin();
         for i in 0..xs.len() {
-            acc -= (((1.0 + (a) * (a)).ln()).tanh()).tanh();
-            extra = extra + (-0.35_f64).tanh() - ((1.0 + ((t1 + xs[i]).tanh()) * ((t1 + xs[i]).tanh())).ln()).tanh();
-            extra = extra + (t1 + xs[i] + t1 + xs[i] - xs[i]).tanh() - (t2).tanh();
-            let t3 = (((((t2).sin()) * 0.5).exp()).tanh()).tanh() * 1.5;
-            acc += ((1.0 + ((1.0 + (xs[i]) * (xs[i])).ln() + (1.0 + (0.78_f64) * (0.78_f64)).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln() + (1.0 + (0.78_f64) * (0.78_f64)).ln())).ln()).tanh();
-            carried = carried * 0.5 + (xs[i]).tanh();
-            acc += carried;
-        }
-        acc
-    }
-    check_p19(seed = 0x58ffe483a4e63c38, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p20(a: f64) -> f64 {
-        let mut acc0 = a.sin() * a;
-        for i in 1..=3 {
             let mut k1 = 0;
-            let r3 = loop {
-                let t2 = (i as f64).tanh() * (0.75 * (acc0 * 0.05).tanh());
-                acc0 += ((1.0 + (2.0 + 1.0_f64.cos()).powi(-2).powi(2)).cbrt() * 0.5).atan();
+            loop {
+                let t2 = a + xs[i];
+                acc0 /= (1.0 + (xs.iter().sum::<f64>() / (1.5 + (i as f64).tanh())).powi(2));
                 k1 += 1;
-                if ((a + i as f64) < 0.5) || k1 >= 4 { break (2.0 + f64::sin(p13(0.6_f64.max((acc0 * 0.05).atan()), 1, (acc0 * 0.05).tanh().abs())).cos()).recip(); }
-            };
-            acc0 /= (1.0 + (1.0 * r3).powi(2));
+                if (0.25 < 0.1) || k1 >= 3 { break; }
+            }
+            let mut acc3 = c.tanh() * (xs[i] - c) * 0.5;
+            acc3 += (((acc0 * 0.05).atan().clamp(-0.75, 0.75) - xs[xs.len() - 1 - i]) * 0.5).sin();
         }
-        let acc0 = (acc0 * 0.05).atan() + a;
-        0.3 * (acc0 * 0.5).atan() + 0.5 * a
+        (acc0 * 0.05).atan() - b
     }
-    check_p20(seed = 0xda392b0f1c5854a8, inputs = 1, calls = [p13], at = |p| (p[0]));
+    check_p20(seed = 0x1fcf0be3107d2c3d, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
 }
 
 #[differentiable(second_order)]
-fn p21_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * -0.5;
+fn p21_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p21_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.5 + p21_h1(v, s * 0.75, k - 1).tanh()
     }
 }
 #[differentiable(second_order)]
-fn p21_h1(y: &mut [f64], s: f64) -> f64 {
+fn p21_h2(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
     }
-    y[0] * y[y.len() - 1]
 }
 #[differentiable(second_order)]
-fn p21_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p21_h1(y, s);
-    p21_h0(s * 1.5, &x[1..], y);
+fn p21_h3(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
+    }
+    y[0] * 1.5
 }
 #[differentiable(second_order)]
-fn p21_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+fn p21_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.6 + (a[i] * s).sin();
-        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
     }
 }
 #[differentiable(second_order)]
-fn p21_h4(v: &[f64], s: f64) -> [f64; 3] {
+fn p21_h5(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
     r[1] = v[1] * 1.5;
@@ -722,1309 +736,1165 @@ fn p21_h4(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable(second_order)]
-    fn p21(ys: &mut [f64], xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
-        let mut buf1 = xs[4..8].to_vec();
-        p21_h0(a, &xs[..8], &mut buf1);
-        let t2 = p21_h1(&mut buf1, b).tanh();
-        p21_h0(t2.tanh() * 0.75, xs, &mut buf1);
-        let t3 = buf1[0] + buf1[3] * 0.25;
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 6] * t3.tanh() * 0.75;
-        }
-        let t5 = p21_h1(&mut buf4, t2.tanh()).tanh();
-        p21_h2(&mut buf4, &xs[..6], t2.tanh());
-        let t6 = buf4[0] + buf4[1] * 0.5;
-        let mut buf7 = vec![0.0; 4];
+    fn p21(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = p21_h0(&xs[4..6], b);
+        let t2 = p21_h0(xs, a);
+        let t3 = p21_h1(xs, t2.tanh() * 0.25, 3);
+        let mut buf4 = vec![0.0; 4];
         for i in 0..4 {
-            buf7[i] = xs[i + 0] * t6.tanh();
+            buf4[i] = xs[i + 1] * t2.tanh();
         }
-        p21_h2(&mut buf7[..3], &xs[..], w[2]);
-        for v8 in buf7.iter_mut() {
-            *v8 = (*v8 * a).cos();
+        p21_h2(&mut buf4, t2.tanh());
+        p21_h2(&mut buf4[..], t3.tanh());
+        let _ = p21_h3(b, &xs[1..], &mut buf4);
+        for (i6, v5) in buf4.iter_mut().enumerate() {
+            *v5 += t3.tanh() * 0.1 * i6 as f64;
         }
-        let (h11, c12) = buf7.split_at_mut(1);
-        p21_h3(h11, c12, t3.tanh());
-        let t13 = c12[0] * 0.3 + h11[h11.len() - 1] + c12.len() as f64 * 0.1;
-        let t14 = buf7[0] + buf7[3] * 0.6;
-        let arr15 = p21_h4(&ys[1..], w[2] * 0.25);
-        let t16 = arr15[2] * arr15[0];
-        p21_h0(w[0], &buf1[0..=1], ys);
-        let t17 = ys[0] * 0.6;
-        p21_h0(t3.tanh(), &xs[7..], &mut ys[..2]);
-        let t18 = ys[2] * 1.5;
-        t18 + t17 + t16 + t14 + t13 + ys[2] + w[1] * 0.5 + a * 0.3
+        let (h8, c9) = buf4.split_at_mut(3);
+        p21_h4(h8, c9, t1.tanh());
+        let t10 = c9[0] * -0.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
+        let t11 = buf4[0] + buf4[3] * -0.5;
+        let s12 = &xs[5..=6];
+        let t13 = (s12[0] * t10.tanh() + s12[1]).sin() + s12[s12.len() - 1] * 0.25;
+        let arr14 = p21_h5(&xs[4..], t3.tanh());
+        let t15 = arr14[2] * arr14[0];
+        let t16 = p21_h0(&xs[3..=6], a).sin();
+        t16 + t15 + t13 + t11 + t10 + a * 0.3
     }
-    check_p21(seed = 0x385ae5d910b75edb, inputs = 16, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11], <[f64; 3]>::try_from(&p[12..15]).unwrap(), p[15]),
-        params = ["xs", "w", "ys", "b"] at [3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 0, 1, 2, 15]);
+    check_p21(seed = 0x5dd8dacb7b4d0ff1, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p22(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.9_f64;
-        if a / (2.0 + 0.5_f64.cos()) > 0.1 {
-            acc0 = (acc0 - a.powi(2).ln_1p()).atan();
-        } else {
-            let mut k1 = 0;
-            loop {
-                let c2 = |u3: f64| 0.5 * ((acc0 * 0.25).tanh() * b);
-                let t4: f64 = c2((acc0 * 0.25).tanh()) - 0.5 * c2(0.5_f64);
-                acc0 += ((1.0 + t4.max(k1 as f64).powi(2)).ln() * 0.5).tanh();
-                k1 += 1;
-                if (b.cos().exp() > (acc0 * 0.25).atan()) || k1 >= 2 { break; }
-            }
+    fn p22(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = &(v.powi(2)) / &(x.mean_axis(Axis(0)).unwrap()).mapv(|q| q * q + 1.0);
+        let mut t2 = (&(x - (s)) * (t1[1])).mapv(f64::tanh);
+        for _ in 0..n {
+            t2 = (&t2 * (v.mean().unwrap())).mapv(f64::sin) + &t2 * 0.5;
         }
-        if a * b < 0.5 {
-            for i in 0..4 {
-                let t5 = a * a;
-                acc0 *= 0.8 + 0.2 * b.cos().exp().sin();
-            }
-            return (b - (p4(a * (acc0 * 0.25).sin(), 3, b.powi(2).ln_1p()) * 0.5).atan()).powi(2).ln_1p();
-        }
-        acc0 * 0.05
+        let t3 = (t1[1]) + (x[[1, 1]]) * 0.5;
+        t3 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
     }
-    check_p22(seed = 0xbaa52d06cb8a9883, inputs = 2, calls = [p4], at = |p| (p[0], p[1]),
-        params = ["b"] at [1]);
+    check_p22(seed = 0x84b9cba4f5258d8a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p23(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (-x.mapv(f64::sin)).column(2).to_owned();
-        let mut t2 = x.to_owned();
-        if n % 2 == 0 {
-            t2 = &(x / &x.mapv(|q| q * q + 1.0)) + &(x / &v.mapv(|q| q * q + 1.0));
-        }
-        let mut t3 = v.to_owned();
-        if n % 3 == 0 {
-            t3 = v.to_owned();
-        }
-        let t4 = (v / &t3.mapv(|q| q * q + 1.0)).dot(&(x.column(1).to_owned())) * 0.3;
-        let t5 = &t1 + x;
-        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
-    }
-    check_p23(seed = 0x3a24626fc947af3e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p24(c: f64, a: f64, b: f64) -> f64 {
-        let t0 = b * a;
-        let t1 = 0.6_f64.cos().powi(2);
-        let t2 = (0.25 - b).clamp(-0.75, 0.75);
-        let mut acc3 = 1.0;
-        for i in 0..2 {
-            if p13(0.9_f64.tanh(), 1, t2 - t2).atan2(1.5 + a.cos()) > 0.5 {
-                if 0.25 > a {
-                    let t4 = c.cos().exp_m1().max(t0.cos()) - (1.0 + t2.powi(2)).cbrt();
+    fn p23(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).tanh() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            acc = acc + (xs[i]).tanh() - ((1.0 + ((a) * ((1.0 + (xs[i]) * (xs[i])).ln())) * ((a) * ((1.0 + (xs[i]) * (xs[i])).ln()))).ln()).tanh();
+            if (1.0 + ((xs[i + 1]).cos() * a) * ((xs[i + 1]).cos() * a)).ln() > 0.32 {
+                let t2 = if (1.0 + (xs[i + 1]) * (xs[i + 1])).ln() + (a).sin() > -0.18 { (((xs[i + 1]).tanh()).tanh()).tanh() } else { (xs[i]).mul_add(0.5, xs[i + 1]) };
+                if (xs[i]).mul_add(0.5, -0.35_f64) + t2 - a < 0.41 {
+                    let t3 = if (a).cos() * t2 < 0.47 { ((((t2).tanh()).sin()).mul_add(0.5, xs[i + 1])).tanh() } else { (xs[i + 1]) * (t2) };
+                    acc -= (((1.0 + (xs[i + 1] + t3) * (xs[i + 1] + t3)).ln()).sin()).tanh();
                 } else {
-                    if i % 3 == 1 {
-                        acc3 -= (f64::sin(t1.mul_add(0.3, i as f64)) * 0.5).atan();
-                    } else {
-                        if i == 1 {
-                            for j in 0..4 {
-                                let mut w5 = 0;
-                                while w5 < 2 && (c * t1 > 0.25) {
-                                    let mut acc3 = acc3;
-                                    acc3 -= ((f64::sin(c) - (i as f64).atan2(1.5 + t2.cos())) * 0.25).atan();
-                                    w5 += 1;
-                                }
-                                acc3 += (t0 * c * 0.5).tanh().powi(3);
-                            }
-                        } else {
-                            let t6: f64 = t1;
-                        }
-                    }
+                    let t4 = ((a).mul_add(0.5, xs[i + 1])).tanh() * 1.5;
                 }
-            } else if (2.0 + t0.sin()).log10() > b {
-                let t7 = a + t2;
             } else {
-                let mut w8 = 0;
-                while w8 < 1 && ((f64::cos(i as f64)) > 0.25) {
-                    if (i as f64) < 0.7 {
-                        for l in (0..3).rev() {
-                            let t2 = t2 * (1.5 + t1.cos()).sqrt();
-                            acc3 = (acc3 * 0.02 * (a * c * 0.5).sin()).sin();
-                        }
-                    } else {
-                        if t1.atan() < 0.3 && 0.2 < 0.25 {
-                            let mut acc9 = (b * t2).atan();
-                        }
-                    }
-                    acc3 = f64::min(b, (acc3 * 0.02).sin()) * (p16(t2, b, t2 * t2, 1) * 0.5).sin().atan();
-                    w8 += 1;
-                }
+                acc -= (((xs[i]) * ((xs[i + 1]).cos() * xs[i])).mul_add(0.5, xs[i + 1])).tanh();
             }
-            acc3 = c;
+            acc += (t1).tanh();
+            carried = carried * 0.5 + (-0.63_f64 - xs[i] - (xs[i + 1]) * (-0.51_f64) - xs[i + 1]).tanh();
+            acc += carried;
         }
-        let mut w10 = 0;
-        while w10 < 2 {
-            let t11 = (acc3 * 0.02 - t1) * (t0 / (1.5 + t2.tanh()));
-            let mut w12 = 0;
-            while w12 < 4 {
-                if (w12 as f64) > 0.25 {
-                    let t14 = { let u13 = ((t2 + (t11 * 0.1).atan()) * (c / (1.0 + 2.0_f64.powi(2))) * 0.25).tanh(); t1 };
-                } else {
-                    let t15 = 0.5_f64.cos().exp();
-                }
-                acc3 += f64::tanh(a) * 0.5;
-                w12 += 1;
-            }
-            for j in 0..2 {
-                let c16 = |u17: f64| (a * t0).sin();
-                let t18: f64 = c16((0.6 * c).tanh()) - 0.5 * c16(-t1);
-                acc3 = ((acc3 * 0.02).atan() + (t1 * 0.5).atan()).tanh();
-            }
-            acc3 += ((t2 + a * c) * 0.5).tanh();
-            w10 += 1;
-        }
-        let mut acc19 = (a.tanh() / (1.0 + t2 * t2) * 0.5).atan();
-        0.1 * (acc3 * 0.02).sin() - 2.0 * t2 + t1 - 0.9 * t0 + b.sin()
+        acc
     }
-    check_p24(seed = 0xd28d2f912e3216e1, inputs = 3, calls = [p13, p16], at = |p| (p[0], p[1], p[2]));
+    check_p23(seed = 0xce4f87db8798975e, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p25(a: f64) -> f64 {
-        let t0 = a;
-        let t1 = 2.0 / (1.0 + 0.6_f64.powi(2)) - a * 2.0;
-        let mut acc2 = 1.0;
-        let mut w3 = 0;
-        while w3 < 1 {
-            for j in 0..3 {
-                let mut t1 = t1;
-                t1 -= t0;
-            }
-            acc2 -= t0;
-            w3 += 1;
+    fn p24(n: usize, a: f64) -> f64 {
+        let t0: f64 = 0.1;
+        let mut acc1 = p16(a * n as f64 * 0.5, t0.mul_add(a, t0)) * 0.5 * t0.cos().exp() * 0.25;
+        for i in (0..3).rev() {
+            let o2: Option<f64> = if a + t0 > a { Some(t0) } else { None };
+            let t4: f64 = if let Some(u3) = o2 { u3 } else { t0.powi(2).ln_1p() };
+            let t5 = a * t4;
+            let t6 = t4 - n as f64;
+            let t7 = (1.5 + (i as f64).sin()).powf(t5.tanh());
+            acc1 = (acc1 * 0.25).tanh();
         }
-        (acc2 * 0.1).atan() + t0.cos()
+        let mut acc8 = 0.0;
+        let mut w9 = 0;
+        while w9 < 1 {
+            match n % 3 {
+                0 | 1 => {
+                    let t0 = t0 - t0;
+                }
+                _ => {
+                    let c10 = |u11: f64| t0;
+                    let t12: f64 = c10((w9 as f64).cos().powi(2)) - 0.5 * c10((a + n as f64) * 0.5);
+                }
+            }
+            acc8 *= f64::cos(t0).tanh();
+            w9 += 1;
+        }
+        (acc8 * 0.25).tanh() + (acc1 * 0.1).atan() + 1.0 * t0
     }
-    check_p25(seed = 0x215ff101f50ca5c4, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p24(seed = 0x518a323117ff315b, inputs = 1, calls = [p16], at = |p| (1, p[0]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p26(a: f64, xs: &[f64]) -> f64 {
+    fn p25(a: f64, xs: &[f64]) -> f64 {
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
             let mut t1 = 0.0;
             for j in 0..2 {
-                t1 += (((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((a) * (xs[i])) * (j as f64 + 0.5)).sin();
+                t1 += ((a) * ((xs[i]) * (xs[i + 1])) * (j as f64 + 0.5)).sin();
             }
-            let t2 = if ((a + t1) * 0.5).exp() < -0.22 { ((a).mul_add(0.5, xs[i])).tanh() } else { xs[i] - xs[i] };
-            acc -= (xs[i] + (xs[i]).sin() + a + xs[i + 1]).tanh();
-            let t3 = if t2 - t1 + t1 - a > 0.17 { (t1).tanh() } else { xs[i + 1] };
-            acc -= (((0.25_f64).tanh()) * (xs[i + 1])).tanh();
+            let mut t2 = 0.0;
+            for j in 0..2 {
+                t2 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let t3 = if t1 - ((xs[i]) * 0.5).exp() < 0.48 { (((t2) * 0.5).exp() - (t2).sin() + ((t1) * 0.5).exp()).tanh() } else { (t2).cos() * t2 };
+            if ((xs[i]).sin()).mul_add(0.5, t1) < 0.33 {
+                continue;
+            }
+            let t4 = ((((0.68_f64) * (xs[i])) * ((xs[i + 1]).mul_add(0.5, xs[i]))) * (t3)).tanh() * 1.5;
+            acc -= (((t2) * (xs[i])).sin()).tanh();
         }
         acc
     }
-    check_p26(seed = 0xa45ae92639407b3c, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable(second_order)]
-fn p27_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable(second_order)]
-fn p27_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.6 + p27_h1_b(v, s * 0.5, k - 1).cos()
-    }
-}
-
-#[differentiable(second_order, recursive)]
-fn p27_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        v[v.len() - 1] * s
-    } else {
-        p27_h1(v, s + 0.6, k - 1) * v[0]
-    }
-}
-program! {
-    #[differentiable(second_order)]
-    fn p27(xs: &[f64], w: [f64; 3], a: f64) -> f64 {
-        let t1 = p27_h0(xs, w[2]);
-        let t2 = p27_h0(&xs[..6], t1.tanh()).sin();
-        let t3 = p27_h1(&xs[..6], a, 2);
-        t3 + t2 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p27(seed = 0x0dada79afab1615c, inputs = 11, calls = [], at = |p| (&p[0..7], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
+    check_p25(seed = 0xe5cf8a4e7c27ff16, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p28(xs: &[f64], d: f64, b: f64, c: f64, a: f64) -> f64 {
-        let t0 = 1.5 * 0.25_f64.to_radians();
-        let mut acc1 = ((c - t0 - xs[2]) * 0.5).tanh();
-        if acc1.tanh() > xs[1] {
-            let mut acc2 = (2.0 + xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().cos()).recip().abs();
-            let a = a * b;
-            for i in 0..xs.len() {
-                let c3 = |u4: f64| xs[i] * xs[i].clamp(-0.75, 0.75);
-                let t5: f64 = c3((i as f64).tanh() * xs[xs.len() - 1 - i].tanh().exp_m1() * 0.5) - 0.5 * c3(0.9_f64.atan2(1.5 + xs[i].cos()));
-                acc1 -= (c * 0.6).sin() * 0.5;
+    fn p26(a: f64, b: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.0;
+        for i in 0..n {
+            let flag1 = a * (p18(xs[n].min(b), xs[n], 1) * 0.5).tanh() > -0.2;
+            let b = b * (b + b);
+            for j in 0..1 {
+                let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; p9(3, u2, (((b * 0.25).sin() - xs[j]) * 0.5).tanh(), (1.5 + u2.cos()).sqrt(), ((1.5 - (b * 0.25).tanh()) * 0.5).sin()) * 0.25 }).sum();
+                acc0 *= 0.5 + 0.4 * (1.5 + xs[i].sin()).log(2.5 + (b * 0.25).tanh().cos()).sin();
             }
+            acc0 /= (2.0 + (0.9 * (b * 0.25).tanh()).cos());
+        }
+        (acc0 * 0.1).tanh().tanh() + a
+    }
+    check_p26(seed = 0x1e79e3319a6907c7, inputs = 5, calls = [p9, p18], at = |p| (p[0], p[1], 1, &p[2..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p27(a: f64, b: f64) -> f64 {
+        let o0: Option<f64> = if b.powi(3) > 0.7 { Some((a * a).cos()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => (b * 0.75).tanh(), None => a / (1.0 + (p16((2.0 + b.cos()).powi(-2), b) * 0.5).tanh().powi(2)) };
+        let mut v3: Vec<f64> = Vec::new();
+        v3.push(b.clamp(-0.75, 0.75) / (1.0 + a.powi(2)));
+        v3.push((b + a).atan());
+        let t4 = v3[0] * 0.5 + v3[1];
+        let t5 = -b;
+        let mut acc6 = 0.0;
+        t5.sin() - t4 + t2 + a.cos()
+    }
+    check_p27(seed = 0xb4442489327b57de, inputs = 2, calls = [p16], at = |p| (p[0], p[1]));
+}
+
+#[differentiable(second_order)]
+fn p28_h0(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable(second_order)]
+fn p28_h1(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * -0.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p28_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * -0.5;
+    t + p28_h1(&v[1..], s * -0.5) + p28_h1(v, s).tanh()
+}
+#[differentiable(second_order)]
+fn p28_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p28_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.3 + (a[i] * s).tanh();
+        a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p28(xs: &[f64], a: f64, w: [f64; 3]) -> f64 {
+        let arr1 = p28_h0(&xs[4..6], w[2]);
+        let t2 = arr1[2] * arr1[2];
+        let t3 = p28_h2(&xs[4..], w[2] * 0.6);
+        let t4 = p28_h2(&w, t3.tanh()).sin();
+        let t5 = p28_h2(&xs[1..=6], w[2] * 1.5).sin();
+        let mut buf6 = vec![0.0; 4];
+        for i in 0..4 {
+            buf6[i] = xs[i + 0] * w[0];
+        }
+        p28_h3(w[0], xs, &mut buf6);
+        let (h7, c8) = buf6.split_at_mut(1);
+        p28_h4(h7, c8, t5.tanh() * 1.5);
+        let t9 = c8[0] * -0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = buf6[0] + buf6[3] * 0.75;
+        t10 + t9 + t5 + t4 + t3 + w[1] * 0.5 + a * 0.3
+    }
+    check_p28(seed = 0x2ecaa5a6ed04ae53, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p29(xs: &[f64], n: usize, a: f64) -> f64 {
+        let mut acc0 = xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+        if acc0 / (1.0 + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) > 0.7 {
+            let a = a * (acc0 - acc0);
         } else {
-            let mut w6 = 0;
-            while w6 < 2 {
-                let mut acc7 = 0.0;
-                acc1 /= (1.0 + (w6 as f64).powi(3).powi(2));
-                w6 += 1;
+            if acc0.powi(2).ln_1p() < -0.2 {
+                let t1 = acc0;
+            } else {
+                acc0 += (acc0.sin().exp().mul_add(a.cos().exp2(), xs[n] - a) * 0.1).atan();
             }
         }
-        t0 + 0.2 * a + 0.5 * b
+        let mut acc2 = xs[n];
+        acc2 -= ((acc2 - acc2.powi(2).ln_1p()) * 0.5).atan();
+        0.1 * (acc2 * 0.5).atan()
     }
-    check_p28(seed = 0x1e93ae99525debc2, inputs = 7, calls = [], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+    check_p29(seed = 0x734ddec26aca4ad4, inputs = 4, calls = [], at = |p| (&p[0..3], 1, p[3]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p29(n: usize, a: f64) -> f64 {
-        let t0 = -a;
-        let c1 = |u2: f64| (p16((t0 / (1.0 + t0 * t0) * 0.5).tanh(), 1.25_f64.sin(), (1.5 * t0 * 0.5).sin(), 1) * 0.5).tanh().to_radians().mul_add(n as f64 * 0.6, a.cos());
-        let t3: f64 = c1((1.5 + t0.sin().sin()).log(2.5 + (p22(t0 / (1.5 + t0.tanh()) * 0.5, a) * a).cos())) - 0.5 * c1(f64::sin(a));
-        let t4 = (a + a) * 2.0;
-        if a > -0.1 {
-            return t3.cos().tanh().exp();
-        }
-        t4 * 0.5 + 0.1 * t0 + a
+    fn p30(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let t2 = (x.dot(&t1) * 0.3).sum_axis(Axis(1)) * 0.3;
+        t2.dot(&t2) * 0.1 + t1.sum() * 0.2 + s
     }
-    check_p29(seed = 0x839923a61f1bc0f3, inputs = 1, calls = [p16, p22], at = |p| (1, p[0]));
+    check_p30(seed = 0x580d61e295c85af0, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
 }
 
 #[differentiable(second_order)]
-fn p30_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p31_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.6
+}
+#[differentiable(second_order)]
+fn p31_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 1.5;
+    t + p31_h0(&v[1..], s * 0.75) + p31_h0(v, s).cos()
+}
+#[differentiable(second_order)]
+fn p31_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).sin() * 0.75;
     }
-    y[0] * 1.5
-}
-#[differentiable(second_order)]
-fn p30_h1(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
-    let h = head?;
-    Some(h * 0.6 + v[v.len() - 1] * 0.5)
-}
-program! {
-    #[differentiable(second_order)]
-    fn p30(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let _ = p30_h0(a * 0.25, xs, ys);
-        let t1 = ys[0] * 1.5;
-        let s2 = &xs[1..8];
-        let t3 = (s2[6] * t1.tanh() + s2[3]).sin() + s2[s2.len() - 1] * -0.5;
-        let arr4: [f64; 3] = [t1.tanh(), xs[6] * 0.75, (a).sin()];
-        let [e6, e7, e8] = arr4;
-        let t5 = e6 * e8 + arr4[1] * e7;
-        let t9 = match p30_h1(&xs[..8], t1.tanh()) { Some(v) => v, None => t1.tanh() * 0.25 };
-        let mut buf10 = vec![0.5; 2];
-        let _ = p30_h0(t3.tanh(), ys, &mut buf10);
-        let t11 = buf10[0] + buf10[1] * -0.5;
-        t11 + t9 + t5 + t3 + t1 + ys[2] + a * 0.3
-    }
-    check_p30(seed = 0xe7b7a31a89387a87, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
-}
-
-#[differentiable(second_order)]
-fn p31_h0(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable(second_order)]
-fn p31_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p31_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p31_h0(y, s);
-    p31_h1(s * 0.3, &x[1..], y);
-    y[y.len() - 1] + x[0]
+    y[0] * 0.6
 }
 #[differentiable(second_order)]
 fn p31_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * -0.5 + (a[i] * s).tanh();
-        a[i] = (b[i] * 0.25).tanh() + a[i] * 0.5;
+        b[i] = b[i] * 0.3 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
     }
 }
 #[differentiable(second_order)]
-fn p31_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p31_h5(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p31_h4(&v[1..], s * 0.75) + p31_h4(v, s).tanh()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p31(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let s1 = &xs[0..];
-        let t2 = (s1[5] * b + s1[2]).sin() + s1[s1.len() - 1] * 1.5;
-        let mut buf3 = vec![0.5; 3];
-        p31_h0(&mut buf3, a);
-        let t4 = p31_h2(&mut buf3, &xs[..2], a).tanh();
-        for _ in 0..2 {
-            p31_h1(a, s1, &mut buf3);
-        }
-        buf3[1..].copy_from_slice(&xs[3..5]);
-        let (h8, c9) = buf3.split_at_mut(2);
-        p31_h3(h8, c9, b);
-        let t10 = c9[0] * -0.5 + h8[h8.len() - 1] + c9.len() as f64 * 0.1;
-        let t11 = buf3[0] + buf3[2] * -0.5;
-        let t12 = p31_h5(&xs[..], t2.tanh()).sin();
-        let t13 = p31_h5(&xs[..], t12.tanh()).sin();
-        t13 + t12 + t11 + t10 + t4 + a * 0.3
-    }
-    check_p31(seed = 0x1c935377082b6974, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p32(n: usize, a: f64) -> f64 {
-        let mut acc0 = a;
-        if n > 1 {
-            let t1 = (2.0 + a.sin().exp_m1().cos()).recip();
-            let mut acc2 = 1.0;
-            if a * 0.25 > a {
-                for i in 0..2 {
-                    let mut acc3 = a.min(0.6 - i as f64);
-                    acc0 = (t1.cos().hypot(a + t1) * 0.5).atan();
-                }
-                return a.tanh().exp() * t1.sin();
-            }
-        } else if n == 2 {
-            let c4 = |u5: f64| (u5 * 0.5).sin().powi(3).asinh();
-            let t6: f64 = c4(f64::atan((acc0 * 0.25).sin()) - (n as f64 * 0.5).sin().powi(2)) - 0.5 * c4(acc0 * 0.25);
-        } else {
-            acc0 = (a + a.sin()) * 0.5;
-        }
-        (acc0 * 0.25).sin() + a.tanh()
-    }
-    check_p32(seed = 0x747b744a0350170e, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p33(a: f64, b: f64) -> f64 {
-        let b = b - 0.6 * b;
-        let flag0 = f64::min(a, a) > 0.3;
-        let mut acc1 = (1.5 + (a / (1.0 + a.powi(2))).cos()).sqrt();
-        let mut w2 = 0;
-        while w2 < 3 && (a.atan() > 0.7) {
-            if flag0 {
-                acc1 *= 0.5 + 0.4 * (b - (p12((1.5 + a.cos()).sqrt(), (p22((b * 0.5).tanh().powi(3), (((acc1 * 0.25).tanh() + a) * 0.5).atan()) * 0.5).sin()) * 0.5).sin()).sin();
-            } else {
-                if flag0 {
-                    acc1 /= (1.0 + a.powi(2));
-                    return ((acc1 * 0.1).sin() * a).sin().exp_m1();
-                }
-            }
-            acc1 = (((acc1 * 0.1).tanh().abs() - (a + (acc1 * 0.1).sin())) * 0.5).atan();
-            w2 += 1;
-        }
-        for i in 0..4 {
-            acc1 = (b / (1.0 + (i as f64).powi(2))).atan();
-            let t3 = (((acc1 * 0.05).sin() - a) * (b * a) * (b.tanh() * (0.75 * (acc1 * 0.05))) * 0.5).sin();
-            if !flag0 {
-                let t4 = f64::sin(acc1 * 0.05).powi(3);
-            } else if t3 * t3 > acc1 * 0.05 {
-                for j in 0..2 {
-                    for l in 0..2 {
-                        let mut acc5 = 0.5;
-                        acc5 *= 0.8 + 0.2 * (t3 - b).sin();
-                    }
-                    acc1 = ((j as f64).cos().exp_m1() * ((acc1 * 0.02).sin() - t3) * 0.5).sin();
-                }
-            } else {
-                let acc1 = acc1 * 0.02 - i as f64;
-            }
-        }
-        0.5 * b + 0.5 * a
-    }
-    check_p33(seed = 0x9af4395792951f2d, inputs = 2, calls = [p12, p22], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p34(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 1..xs.len() {
-            let t1 = if ((xs[i - 1]).tanh()).tanh() < 0.15 { ((xs[i - 1]).sin()).tanh() } else { (xs[i - 1]).cos() * xs[i - 1] };
-            if xs[i - 1] < 0.36 {
-                break;
-            }
-            acc -= ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
-        }
-        acc
-    }
-    check_p34(seed = 0x51834b70c4840d90, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p35(b: f64, a: f64, n: usize) -> f64 {
-        let t0: f64 = 2.0;
-        let mut acc1 = (1.0 + b.max(a).powi(2)).cbrt();
-        if (p25(n as f64 * n as f64 * 0.1) / (1.0 + (n as f64).powi(2))) < -0.2 || t0 < 0.1 {
-            match n % 3 {
-                0 => {
-                    let t2 = -b;
-                }
-                1 => {
-                    if acc1.tanh().exp() > 0.1 {
-                        for i in 0..1 {
-                            for j in 0..4 {
-                                for l in (0..2).rev() {
-                                    let t0 = t0 + b.max(a);
-                                    acc1 = 2.0_f64.atan2(1.5 + b.cos()) * -a;
-                                }
-                                acc1 += b;
-                            }
-                            acc1 += (acc1 * 0.05).sin().powi(3);
-                        }
-                    } else if (acc1 * 0.05).atan().tanh() > (acc1 * 0.05).atan() {
-                        let t3 = if n % 3 == 1 { t0 / (2.0 + b.cos()) / (1.0 + t0.cos().powi(2)) } else { (b + a).cos().exp() };
-                    } else {
-                        if 0.6 * t0 > 0.7 {
-                            for i in 0..1 {
-                                match i % 3 {
-                                    0 | 1 => {
-                                        let t4 = t0.to_radians() * 1.0 * 0.5;
-                                    }
-                                    _ => {
-                                        let t5 = -t0;
-                                    }
-                                }
-                                acc1 = ((acc1 * 0.05).atan() * ((b - (acc1 * 0.05).tanh()) * 0.5).tanh()).sin();
-                            }
-                        } else {
-                            acc1 -= (p22(((acc1 * 0.05).atan() / (2.0 + (acc1 * 0.05).atan().cos()) * 0.5).atan(), b * 0.1) / (2.0 + 1.0_f64.cos()) * 0.25).tanh().powi(2);
-                        }
-                    }
-                }
-                _ => {
-                    if n == 2 {
-                        acc1 /= (2.0 + 1.0_f64.cos());
-                    }
-                }
-            }
-        } else {
-            for i in 0..n {
-                if n % 2 == 0 {
-                    acc1 = a;
-                } else if i > 0 {
-                    acc1 = a;
-                } else {
-                    for j in 0..2 {
-                        for l in 0..3 {
-                            let t6 = a.cos().exp();
-                            acc1 += i as f64 * 0.5;
-                        }
-                        acc1 += (((i as f64).sin() - (2.0 + a.cos()).recip()) * 0.5).tanh();
-                    }
-                }
-                acc1 += (t0 * 0.5).sin();
-            }
-        }
-        1.5 * (acc1 * 0.02).tanh() + 0.5 * a
-    }
-    check_p35(seed = 0x4b88c9db95556efd, inputs = 2, calls = [p22, p25], at = |p| (p[0], p[1], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p36(a: f64) -> f64 {
-        let mut acc0 = ((a - a).mul_add(0.75_f64.cos(), 0.5_f64.mul_add(a, a)) * 0.25).sin();
-        for i in 0..4 {
-            if i == 1 {
-                let acc0 = (acc0 * 0.1).tanh() + 0.75 * a;
-            }
-            acc0 = (acc0 * 0.1).sin();
-            acc0 += (a * 0.3).clamp(-0.75, 0.75);
-        }
-        let t1 = if a / (1.0 + a.powi(2)) > -0.1 { (acc0 * 0.1).atan() * (acc0 * 0.1).sin() + a } else { (acc0 * 0.1).sin() + p25(a.cos()) + acc0 * 0.1 };
-        let t2: f64 = 0.75;
-        if t2 * a < 0.25 {
-            let t3 = t2;
-        } else if a / (1.0 + a * a) > 0.2 {
-            let mut w4 = 0;
-            while w4 < 1 && (a.mul_add(t1 * 0.25, 0.5) < -0.2) {
-                acc0 = (p16((acc0 * 0.1).sin(), (t1 * 0.25 * 0.5).atan(), (t1 * 0.25 * 0.5).tanh(), 1) * 0.5).sin() / (2.0 + t2.cos()) - 0.1 * (t1 * 0.25).atan();
-                acc0 = ((acc0 * 0.1).atan() - t2).tanh();
-                w4 += 1;
-            }
-        }
-        (t1 * 0.25).sin() + (acc0 * 0.1).tanh().sin() + a
-    }
-    check_p36(seed = 0xdfcc40bce534451d, inputs = 1, calls = [p16, p25], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p37(a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        let mut k1 = 0;
-        loop {
-            let t2 = -a;
-            let mut w3 = 0;
-            while w3 < 2 {
-                let t2 = t2 - t2.abs();
-                acc0 += (1.5 + (t2 * 0.5).atan().sin()).log(2.5 + (t2 * 0.5).tanh().cos()) * 0.5;
-                w3 += 1;
-            }
-            acc0 = (t2 / (2.0 + a.cos())).sin();
-            k1 += 1;
-            if (0.1 > t2) || k1 >= 2 { break; }
-        }
-        if (acc0 * 0.1).atan() / (1.0 + a.powi(2)) < 0.1 {
-            let t4 = (acc0 * 0.1).tanh().atan().tanh().cosh().powi(3);
-            return (acc0 * 0.1).atan();
-        }
-        let t5 = a;
-        for i in 0..2 {
-            let a = a * (a - t5);
-            acc0 += t5;
-        }
-        match (((acc0 * 0.1).sin() * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                acc0 = -(0.9 + (acc0 * 0.1).tanh());
-            }
-            _ => {
-                let t6 = t5.mul_add((acc0 * 0.1).sin(), t5 + a);
-            }
-        }
-        t5 + (acc0 * 0.1).tanh() + a
-    }
-    check_p37(seed = 0xaa397ed526cbe9a0, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p38(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.1 + xs[0];
-        for i in 1..=3 {
-            let t1 = match i { 0 => ((f64::atan(a) - xs.iter().map(|q| q * q).sum::<f64>()) * 0.25).atan(), 1 => (1.0 + (0.5 * a.tanh()).acos().powi(2)).sqrt(), _ => (acc0 * 0.25).atan() };
-            if -xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() > -0.4 {
-                return f64::min(t1, xs.iter().map(|q| q * t1).sum::<f64>()).cos();
-            }
-            acc0 += a * 1.0;
-        }
-        let mut v2 = vec![0.0; xs.len()];
-        for i in 0..v2.len() {
-            v2[i] = (((acc0 * 0.1).sin() / (1.0 + (p36(xs.iter().map(|q| q.cos()).product::<f64>() * xs.iter().map(|q| q * a).sum::<f64>() * 0.1) * 0.5).sin().powi(2)) - xs[i].tanh().exp2()) * 0.5).sin();
-        }
-        let t3 = match ((acc0 * 0.1).atan().cos().abs() * 2.0) as usize % 3 { 0 => 1.25 * a, 1 => a, _ => (acc0 * 0.1).sin().max((acc0 * 0.1).atan()).sin() };
-        if v2[1] - 1.0 < 0.7 {
-            v2[3] -= (a * (acc0 * 0.1).sin() - (acc0 * 0.1).tanh()) * 0.5;
-        } else {
-            for i in 0..4 {
-                let t4 = (v2[i] * 0.1).sin();
-                acc0 = xs[0];
-            }
-        }
-        t3 + (acc0 * 0.1).tanh()
-    }
-    check_p38(seed = 0xd2a5ce94b353f069, inputs = 5, calls = [p36], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p39(a: f64) -> f64 {
-        let t1 = { let u0 = ((1.0 + (a / (1.0 + a.powi(2))).powi(2)).sqrt() * 0.5).atan(); (1.0 + (a * u0).powi(2)).ln() };
-        let flag2 = 0.6 * t1 > 0.5;
-        let t1 = t1 + (a + t1);
-        let flag3 = p25((t1 * 0.25).tanh()).tanh() > 0.5;
-        let mut acc4 = 0.5;
-        acc4 += ((t1 * 0.25).sin().sin() / (1.0 + ((t1 * 0.25).sin() - (p37(a.atan()) * 0.5).sin()).powi(2)) * 0.25).atan();
-        let mut acc5 = 0.0;
-        let mut v6 = vec![0.0; 2];
-        for i in 0..v6.len() {
-            v6[i] = ((1.0 + (i as f64).powi(2)).cbrt() - ((t1 * 0.25).tanh() - acc4)) * 0.25;
-        }
-        if -a < 0.7 || v6[1] < 0.5 {
-            let t7 = v6[1];
-        }
-        0.1 * (t1 * 0.25).tanh()
-    }
-    check_p39(seed = 0x4a4be2c44a9f385a, inputs = 1, calls = [p25, p37], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p40(b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        if a * a > 0.5 {
-            let a = a - f64::tanh(a);
-            acc0 -= (b.tanh().sin() * 0.5).tanh();
-            let mut k1 = 0;
-            let r2 = loop {
-                acc0 -= (b + 2.0).clamp(-0.75, 0.75);
-                acc0 = (acc0 * 0.1).tanh();
-                k1 += 1;
-                if (b.max((a * 0.5).atan()) > -0.4) || k1 >= 6 { break f64::sin((acc0 * 0.1).tanh() * b); }
-            };
-        } else {
-            let t3: f64 = p20(b.tanh());
-        }
-        let b = b * a.mul_add(b, (acc0 * 0.1).atan());
-        for i in 0..2 {
-            let o4: Option<f64> = if 1.5 * 0.3 > 0.3 { Some((acc0 * 0.1 * a * 0.5).tanh()) } else { None };
-            let t6: f64 = match o4 { Some(u5) => (a + p25(0.1 * u5)) * (2.0 + (i as f64).cos()).recip(), None => (acc0 * 0.1).tanh().powi(2) };
-            acc0 = (acc0 * 0.1).atan();
-        }
-        0.75 * (b * 0.25) - (acc0 * 0.1).sin().cos()
-    }
-    check_p40(seed = 0xed6b32d29572b268, inputs = 2, calls = [p20, p25], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p41(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
-        for _ in 0..n {
-            t1 = (x.dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = (&(&t1 - v) * (v.dot(&t1) * 0.3)).mapv(f64::sin);
-        let t3 = t2.mapv(|q| q.max(0.25) * 0.5);
-        let mut t4 = x.to_owned();
-        for _ in 0..n {
-            t4 = (&t4 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p41(seed = 0x0a04bbd8a9d4ecd6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p42(a: f64) -> f64 {
-        let flag0 = a > 0.5;
-        let mut acc1 = 0.9 * 0.5 - a.abs();
-        acc1 *= 1.0 + (acc1 - acc1).tanh();
-        let o2: Option<f64> = if a - a > -0.4 { Some(((a - 1.0) * a.hypot(0.5) * 0.5).tanh()) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { 0.6_f64.atan() + (acc1 * 0.5 + a) } else { (acc1 * 0.5).sin() };
-        if (acc1 * 0.5).sin() + a < -0.1 {
-            return (acc1 * 0.5).tanh();
-        }
-        if flag0 {
-            let mut acc1 = acc1;
-            for i in (0..2).rev() {
-                if i % 2 == 0 {
-                    if i < 1 {
-                        if i == 0 {
-                            acc1 = (acc1 * 0.25).sin();
-                        } else {
-                            let t5 = (i as f64).hypot((1.0 + (acc1 * 0.25).atan().powi(2)).cbrt());
-                        }
-                    } else {
-                        let mut acc6 = t4 * 0.25;
-                    }
-                } else {
-                    if i % 2 == 0 {
-                        let c7 = |u8: f64| (0.5 * (0.25 / (1.0 + (t4 * 0.25).powi(2))).tanh()).asin();
-                        let t9: f64 = c7((acc1 * 0.25).sin()) - 0.5 * c7(a);
-                    } else {
-                        let acc1 = (acc1 * 0.25).sin() * (a / (1.0 + a.powi(2)));
-                    }
-                }
-                acc1 = ((acc1 * 0.25).sin() * 0.9).tanh();
-            }
-        } else if a.max(a) > 0.0 {
-            let mut w10 = 0;
-            while w10 < 2 {
-                acc1 -= (acc1 * 0.1 * 0.5).sin();
-                w10 += 1;
-            }
-        }
-        (t4 * 0.25).atan().cos() + 0.75 * (acc1 * 0.1)
-    }
-    check_p42(seed = 0x6da4416d10776f04, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p43(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[4]).tanh();
-        let t2 = (t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if -0.24_f64 < 0.28 {
-                if (xs[i] - -0.72_f64).tanh() > 0.19 {
-                    continue;
-                }
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += ((t1).tanh() - xs[i] * (j as f64 + 0.5)).sin();
-                }
-            }
-            let t4 = (((1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).cos() * xs[i]).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                if ((t4).tanh()).mul_add(0.5, xs[i + 1]) < -0.07 {
-                    break;
-                }
-                acc = acc + ((((xs[i]).cos() * xs[i]).sin()).mul_add(0.5, t1)).tanh() - (xs[i]).tanh();
-            }
-            acc += (xs[i] + t4).tanh();
-        }
-        acc
-    }
-    check_p43(seed = 0x548220024ebca5f4, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p44(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = f64::min(a, xs[1]) / (1.5 + a.clamp(-0.75, 0.75).tanh());
-        if xs[3] > xs[1] {
-            let t1 = b - acc0;
-            acc0 = 0.6 * xs[0];
-        } else {
-            if a + acc0 > xs[3] {
-                let mut k2 = 0;
-                loop {
-                    if xs.iter().map(|q| q * q).sum::<f64>() + 0.1 > b {
-                        let t3 = if k2 % 3 == 1 { a } else { 0.1 * b / (1.0 + ((p29(1, xs[3].sin()) * 0.5).sin() - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).powi(2)) };
-                    }
-                    acc0 += b.atan().max(0.3) * 0.5;
-                    k2 += 1;
-                    if (a.atan() > xs.iter().sum::<f64>()) || k2 >= 6 { break; }
-                }
-            } else {
-                let k4 = ((b * a * 0.5).sin().abs() * 2.0) as usize % 3;
-                match k4 {
-                    0 => {
-                        for i in 0..4 {
-                            let flag5 = (acc0 * 0.05 - i as f64) > 0.1;
-                            acc0 = (acc0 * 0.05 + (acc0 * 0.05).atan()).tanh();
-                        }
-                    }
-                    1 => {
-                        let acc0 = acc0 * 0.05 + (acc0 * 0.05).tanh();
-                    }
-                    _ => {
-                        let mut acc6 = (a * xs[2] * xs.iter().map(|q| q * q).sum::<f64>().atan() * 0.5).atan();
-                    }
-                }
-            }
-        }
-        let t7 = if xs.iter().map(|q| q.cos()).product::<f64>().powi(2) < 0.5 { b } else { 1.5 / (1.0 + xs.iter().sum::<f64>().powi(2)) };
-        let t8 = if xs[0] > xs[1] { -xs[3] - xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) } else { a + xs[2] * (acc0 * 0.05).sin() };
-        0.6 * (t8 * 0.5).sin() + t7.tanh() - (acc0 * 0.05).tanh().sin() - b.tanh()
-    }
-    check_p44(seed = 0x9c164c3f6e1e6f04, inputs = 6, calls = [p29], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p45(a: f64, n: usize, xs: &[f64]) -> f64 {
-        let o0: Option<f64> = if n % 3 == 1 { Some(0.6 * (1.5 + a.sin()).log(2.5 + (n as f64).cos())) } else { None };
-        let t2: f64 = if let Some(u1) = o0 { u1 } else { a * xs[n % xs.len()] };
-        let mut acc3 = (xs[n % xs.len()].cos() * -t2 * 0.5).atan();
-        match n {
-            0 => {
-                let o4: Option<f64> = if n < 2 { Some((f64::max(xs[1].min(1.5), xs[(n + 1) % 3] - acc3) * 0.5).tanh()) } else { None };
-                let t6: f64 = if let Some(u5) = o4 { (1.5 + (t2 - xs[(n + 1) % 3]).cos()).sqrt() } else { xs[n % xs.len()].atan2(1.5 + a.cos()) };
-                acc3 /= (1.0 + (0.2 / (2.0 + t6.cos())).powi(2));
-            }
-            1 => {
-                if t2 * 2.0 > -0.2 {
-                    let t7: f64 = n as f64 - a;
-                } else {
-                    if (t2 / (2.0 + (n as f64).cos())) > xs.iter().map(|q| q.cos()).product::<f64>() {
-                        let a = a + acc3 / (1.0 + acc3 * acc3);
-                    } else {
-                        acc3 *= a.atan().tanh();
-                    }
-                }
-            }
-            _ => {
-                if n == 3 {
-                    let acc3 = (((acc3 * 0.5).sin() - (n as f64).mul_add(n as f64, t2)) * 0.5).sin();
-                } else {
-                    if xs[(n + 1) % 3] * a < -0.1 {
-                        let mut w8 = 0;
-                        while w8 < 4 {
-                            let c9 = |u10: f64| a;
-                            let t11: f64 = c9(xs[(n + 1) % 3]) - 0.5 * c9((acc3 * 0.1).sin().tanh());
-                            acc3 += (t11.atan2(1.5 + (xs[(n + 1) % 3] + p35(((xs[(w8 + 1) % 3] - a) * 0.5).sin(), t2.sin(), 2)).cos()) * 0.5).atan();
-                            w8 += 1;
-                        }
-                    } else {
-                        acc3 /= (1.0 + a.powi(2));
-                    }
-                }
-            }
-        }
-        0.25 * (acc3 * 0.1).atan() + t2 + 0.5 * a
-    }
-    check_p45(seed = 0xbd719f1f8dd65aa3, inputs = 4, calls = [p35], at = |p| (p[0], 3, &p[1..4]));
-}
-
-#[differentiable(second_order)]
-fn p46_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable(second_order)]
-fn p46_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-}
-#[differentiable(second_order)]
-fn p46_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.25;
-    }
-    y[0] * 0.25
-}
-#[differentiable(second_order)]
-fn p46_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p46_h1(y, s);
-    let _ = p46_h2(s * 0.25, &x[1..], y);
-}
-program! {
-    #[differentiable(second_order)]
-    fn p46(a: f64, xs: &[f64], b: f64, w: [f64; 3]) -> f64 {
-        let t1 = p46_h0(&xs[3..=5], w[0]).sin();
-        let s2 = &xs[..];
-        let t3 = (s2[4] * b + s2[4]).sin() + s2[s2.len() - 1] * 0.6;
-        let t4 = p46_h0(&xs[5..=6], a * 0.3).sin();
-        let mut buf5 = vec![0.0; 3];
-        for i in 0..3 {
-            buf5[i] = xs[i + 1] * t4.tanh() * 1.5;
-        }
-        p46_h1(&mut buf5, a * -0.5);
-        p46_h3(&mut buf5, &xs[..7], w[0]);
-        let t6 = buf5[0] + buf5[2] * 0.25;
-        let t7 = p46_h0(s2, a).sin();
-        let t8 = p46_h0(&xs[..5], a * 0.75).sin();
-        let t9 = p46_h0(&buf5[0..3], t3.tanh()).sin();
-        t9 + t8 + t7 + t6 + t4 + w[1] * 0.5 + a * 0.3
-    }
-    check_p46(seed = 0xc3358b5936ef0a07, inputs = 12, calls = [], at = |p| (p[0], &p[1..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
-}
-
-#[differentiable(second_order)]
-fn p47_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.25 + p47_h0(v, s * 0.25, k - 1).tanh()
-    }
-}
-#[differentiable(second_order)]
-fn p47_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).tanh();
-    }
-    acc * 0.6 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p47_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p47_h1(&v[1..], s * 0.3) + p47_h1(v, s).cos()
-}
-#[differentiable(second_order)]
-fn p47_h3(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p47_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
-    }
-    y[0] * 0.25
-}
-#[differentiable(second_order)]
-fn p47_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p47_h3(y, s);
-    let _ = p47_h4(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-program! {
-    #[differentiable(second_order)]
-    fn p47(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p47_h0(&xs[..6], b, 3);
-        let t2 = p47_h2(&xs[3..=7], a * 0.6).sin();
-        let mut buf3 = vec![0.0; 3];
-        for i in 0..3 {
-            buf3[i] = xs[i + 2] * a;
-        }
-        let t4 = p47_h3(&mut buf3, t2.tanh() * -0.5).tanh();
-        let _ = p47_h5(&mut buf3[1..=2], &xs[..], t1.tanh());
-        let t5 = p47_h3(&mut buf3, b).tanh();
-        buf3[1..].fill(b);
-        let t9 = buf3[0] + buf3[2] * 0.3;
-        let s10 = &xs[0..6];
-        let t11 = (s10[4] * t5.tanh() + s10[4]).sin() + s10[s10.len() - 1] * 0.5;
-        t11 + t9 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p47(seed = 0x7e08a1f91443d694, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p48(xs: &[f64], a: f64) -> f64 {
-        let t0 = xs[0];
-        let a = a + a;
-        let mut acc1 = (((a * 0.5).tanh() + t0.min(a * 0.5)) * 0.5).tanh();
-        for i in (0..2).rev() {
-            let t4: f64 = xs.iter().take(2).map(|&u2| (1.0 + f64::max(xs[1], p14(t0, (xs[i] * u2 * 0.5).atan(), (acc1 * 0.25).sin() / (2.0 + (a * 0.5).tanh().cos()))).powi(2)).ln()).fold(0.0, |s, v| s * 0.5 + v);
-            match i % 3 {
-                0 => {
-                    let t5 = if i > 0 { xs[1].powi(3).mul_add(1.0, 1.5 - xs.iter().sum::<f64>()) } else { (0.5 * xs[2].tanh()).asin() };
-                }
-                1 => {
-                    for j in (0..4).step_by(2) {
-                        for l in 0..1 {
-                            acc1 /= (1.0 + (t0 * (a * 0.5).tanh()).powi(2));
-                            acc1 += p29(1, t0 * (t4 * 0.5).tanh()) * 0.5 * 0.5;
-                        }
-                        acc1 -= ((t4 * 0.5).atan() * (a * 0.5).tanh() * f64::tanh((t4 * 0.5).atan()) * 0.5).tanh();
-                    }
-                }
-                _ => {
-                    for j in (0..3).rev() {
-                        let t7 = { let u6 = (i as f64 * (t4 * 0.5).sin().atan2(1.5 + xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>().cos()) * 0.5).atan(); t0.atan2(1.5 + xs[i].cos()).cos() };
-                        acc1 *= 0.5 + 0.4 * ((a * 0.5).tanh() * 1.25).sin();
-                    }
-                }
-            }
-            acc1 += ((2.0 + (a * 0.5).tanh().sin()).cbrt() * (xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>() - xs[0]) * 0.1).tanh();
-        }
-        (acc1 * 0.02).tanh() + 0.9 * (a * 0.5) + 1.0 * t0
-    }
-    check_p48(seed = 0x993e502dcdd3b51a, inputs = 4, calls = [p14, p29], at = |p| (&p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p49(a: f64, b: f64) -> f64 {
-        let t0 = match (a.atan().abs() * 2.0) as usize % 3 { 0 => a.tanh().exp().tanh(), 1 => (a.mul_add(a, b) * 0.5).sin().powi(2), _ => (a / (1.0 + a.powi(2))).tanh() };
-        let mut acc1 = 0.0;
-        let mut w2 = 0;
-        while w2 < 2 && (t0.atan() > 0.25) {
-            let c3 = |u4: f64| (1.5_f64.sin().exp() * 0.5).powi(2);
-            let t5: f64 = c3(((1.0 + (b * t0).powi(2)).sqrt() * 0.5).sin()) - 0.5 * c3(-a);
-            let a = a * (0.3 * b);
-            let t6 = match w2 % 3 { 0 => a * (t5 * 0.25) * ((t5 * 0.25).sin() * (t5 * 0.25).sin()) * 0.25, 1 => (t0 * 0.5).sin().powi(3).powi(3), _ => (b * (t0 * (t5 * 0.25)) * 0.1).sin() };
-            acc1 -= (t6 / (2.0 + 0.5_f64.cos()) / (1.0 + (1.0 + p25((a * 0.5).tanh()).powi(2)).ln().powi(2)) * 0.1).sin();
-            w2 += 1;
-        }
-        let t7 = b;
-        let t8 = if b.clamp(-0.75, 0.75) > t7 { acc1 * 0.25 * a * (0.25 - (acc1 * 0.25).atan()) } else { 0.3_f64.powi(2) };
-        if 0.9 * (acc1 * 0.25).atan() < 0.5 {
-            acc1 = ((t7.atan() + t0) * 0.5).tanh();
-        } else {
-            for i in 0..2 {
-                let t9: f64 = 0.75 * (1.0 + t7.powi(2)).ln();
-                acc1 = ((acc1 * 0.1).tanh() * (t8 * 0.25).tanh().atan()).atan();
-            }
-        }
-        t8 * 0.25 + 2.0 * t7 - acc1 * 0.1 - t0 + 0.2 * b + 0.5 * t0
-    }
-    check_p49(seed = 0x8815ee7569ec6959, inputs = 2, calls = [p25], at = |p| (p[0], p[1]));
-}
-
-#[differentiable(second_order)]
-fn p50_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + -0.5).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p50_h1(y: &mut [f64], s: f64) {
+fn p31_h4(y: &mut [f64], s: f64) {
     for i in (1..y.len()).rev() {
         y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
-    y[0] = (y[0] * 0.3 + s).sin();
+    y[0] = (y[0] * 0.6 + s).sin();
 }
 #[differentiable(second_order)]
-fn p50_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.75;
-    }
-}
-#[differentiable(second_order)]
-fn p50_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p50_h1(y, s);
-    p50_h2(s * 0.3, &x[1..], y);
+fn p31_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p31_h4(y, s);
+    let _ = p31_h2(s * 1.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable(second_order)]
-fn p50_h4(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).sin();
-        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
-    }
-}
 program! {
     #[differentiable(second_order)]
-    fn p50(w: [f64; 3], xs: &[f64], a: f64) -> f64 {
-        let t1 = p50_h0(&xs[..], w[0] * 0.5);
-        let mut buf2 = vec![0.25; 2];
-        for _ in 0..3 {
-            p50_h1(&mut buf2, w[0] * 0.5);
-        }
-        p50_h1(&mut buf2, w[0]);
-        for (i4, v3) in buf2.iter_mut().enumerate() {
-            *v3 += w[0] * 0.5 * 0.1 * i4 as f64;
-        }
-        let (h6, c7) = buf2.split_at_mut(1);
-        for _ in 0..3 {
-            p50_h2(w[2] * 0.6, &xs[..5], c7);
-        }
-        let t8 = c7[0] * 0.75 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
-        let t9 = buf2[0] + buf2[1] * 1.5;
-        let mut buf10 = vec![0.0; 2];
-        for i in 0..2 {
-            buf10[i] = xs[i + 2] * w[2];
-        }
-        p50_h2(a * 1.5, &w, &mut buf10);
-        let (h11, c12) = buf10.split_at_mut(1);
-        p50_h4(h11, c12, a);
-        let t13 = c12[0] * 1.5 + h11[h11.len() - 1] + c12.len() as f64 * 0.1;
-        let t14 = buf10[0] + buf10[1] * 0.75;
-        t14 + t13 + t9 + t8 + t1 + w[1] * 0.5 + a * 0.3
+    fn p31(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p31_h1(xs, a);
+        let s2 = &xs[4..=6];
+        let t3 = (s2[2] * a + s2[0]).sin() + s2[s2.len() - 1] * 0.25;
+        let mut buf4 = xs[2..5].to_vec();
+        let t5 = p31_h2(t3.tanh() * 0.5, &xs[6..7], &mut buf4[0..]).tanh();
+        let (h6, c7) = buf4.split_at_mut(1);
+        p31_h3(h6, c7, t3.tanh());
+        let t8 = c7[0] * 0.6 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
+        let t9 = buf4[0] + buf4[2] * 0.3;
+        let mut buf10 = vec![1.5; 3];
+        let _ = p31_h5(&mut buf10, s2, t3.tanh());
+        let t11 = buf10[0] + buf10[2] * 0.25;
+        let mut buf12 = vec![0.6; 2];
+        let t13 = p31_h5(&mut buf12, &s2[..], t5.tanh()).tanh();
+        let t14 = buf12[0] + buf12[1] * 0.5;
+        let s15 = &xs[5..];
+        let t16 = (s15[0] * t14.tanh() + s15[0]).sin() + s15[s15.len() - 1] * 1.5;
+        let t17 = p31_h1(&s2[..], t16.tanh());
+        t17 + t16 + t14 + t13 + t11 + a * 0.3
     }
-    check_p50(seed = 0xccd7a7ca4c7f80c2, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p51(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a.mul_add(b, a).mul_add(b.max(a), b.hypot(a)) * 0.25).sin();
-        let mut acc1 = ((0.2 / (1.5 + p39((b * a * 0.5).sin()).tanh()) - (b + b)) * 0.5).tanh();
-        let mut acc2 = 1.0;
-        let t3 = b.atan2(1.5 + (p32(3, (1.5 + acc1.cos()).sqrt()) * 0.5).atan().cos());
-        if acc0.cos() > acc0 && t3 < 0.7 {
-            let o4: Option<f64> = if t3.sin() > t3 || t3 < 0.0 { Some(0.2_f64) } else { None };
-            let t6: f64 = if let Some(u5) = o4 { acc1.abs() / (1.0 + (-0.75_f64).powi(2)) } else { a };
-            let mut k7 = 0;
-            loop {
-                let t8: f64 = a;
-                acc1 = (acc1 * 0.1).asinh() / (1.0 + f64::max(t6, a).powi(2)) * 0.5;
-                k7 += 1;
-                if (t3 - acc0 * 0.1 < 0.1 || (k7 as f64) < 0.5) || k7 >= 5 { break; }
-            }
-        } else {
-            let t9 = (t3 / (1.0 + a * a)).tanh();
-        }
-        t3 - (acc1 * 0.1).sin().tanh() - acc0 * 0.1
-    }
-    check_p51(seed = 0x4dbfdf7393313a07, inputs = 2, calls = [p32, p39], at = |p| (p[0], p[1]),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p52(d: f64, c: f64, b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
-        let c0 = |u1: f64| a * (xs[n] * p35(-b, ((u1 - c) * 0.5).atan(), 2));
-        let t2: f64 = c0(c.cos().sin()) - 0.5 * c0(0.25 * xs[xs.len() - 1 - n]);
-        let mut acc3 = 0.5;
-        if b < 0.5 || b < -0.4 {
-            let t4 = (t2 * 0.25).sin();
-            let t6 = { let u5 = f64::min(0.5_f64.tanh(), c * (t2 * 0.25).tanh()); (1.5 + c.sin()).log(2.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).abs() };
-            let t9: f64 = xs[1..4].iter().map(|u7| { let u7 = *u7; d }).sum();
-            let t10 = xs.iter().map(|q| q * q).sum::<f64>() / (1.0 + d * d);
-        } else if c.tanh() < 0.7 || xs[2] < -0.4 {
-            let t11 = if (d - n as f64) > c { 0.75 * (n as f64 * (t2 * 0.25).tanh()) } else { xs[n] };
-        }
-        for i in (0..4).rev() {
-            acc3 = b.cos().exp2().sin();
-            acc3 = 0.25 * d;
-        }
-        (acc3 * 0.1).sin() + (t2 * 0.25).sin() + d
-    }
-    check_p52(seed = 0x5a483474d574e6f7, inputs = 8, calls = [p35], at = |p| (p[0], p[1], p[2], &p[3..7], p[7], 1));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p53(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v * (s)).mapv(f64::sin);
-        let t2 = -x.mapv(f64::sin);
-        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
-    }
-    check_p53(seed = 0xe1be4f6b961e45b8, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p31(seed = 0x159286bdd54507b6, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]));
 }
 
 #[differentiable(second_order)]
-fn p54_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p54_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p54_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p54_h1(y, s);
-    p54_h0(s * 0.25, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p54_h3(v: &[f64], s: f64) -> [f64; 3] {
+fn p32_h0(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 1.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
 program! {
     #[differentiable(second_order)]
-    fn p54(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        for _ in 0..2 {
-            p54_h0(a, xs, ys);
-        }
-        let t1 = ys[1] * -0.5;
-        let mut buf2 = vec![0.75; 3];
-        p54_h0(t1.tanh(), &xs[3..4], &mut buf2);
-        p54_h0(t1.tanh(), &xs[..5], &mut buf2);
-        p54_h1(&mut buf2[..], t1.tanh());
-        let t3 = buf2[0] + buf2[2] * 0.5;
-        let mut buf4 = vec![0.0; 4];
-        for i in 0..4 {
-            buf4[i] = xs[i + 2] * t1.tanh();
-        }
-        p54_h2(&mut buf4, &buf2, t3.tanh() * 1.5);
-        for v5 in buf4.iter_mut() {
-            *v5 = (*v5 * a).cos();
-        }
-        let t8 = buf4[0] + buf4[3] * 0.25;
-        let arr9 = p54_h3(&xs[..4], t3.tanh());
-        let t10 = arr9[0] * arr9[2];
-        for _ in 0..2 {
-            p54_h0(a, xs, ys);
-        }
-        let t11 = ys[2] * 0.25;
-        let mut buf12 = vec![0.25; 3];
-        p54_h0(t11.tanh(), &xs[0..=2], &mut buf12);
-        let t13 = buf12[0] + buf12[2] * 1.5;
-        p54_h2(ys, &buf4, t10.tanh());
-        let t14 = ys[0] * 0.3;
-        t14 + t13 + t11 + t10 + t8 + ys[2] + a * 0.3
+    fn p32(xs: &[f64], a: f64) -> f64 {
+        let mut arr1 = [0.5_f64; 3];
+        arr1[0] = a * 0.6;
+        arr1[1] = xs[0] * 0.3;
+        let t2 = arr1[2] * arr1[2];
+        let mut arr3 = [0.6_f64; 3];
+        arr3[2] = a * 0.25;
+        arr3[0] = xs[5] * 0.25;
+        let t4 = arr3[2] * arr3[1];
+        let arr5 = p32_h0(&xs[0..], t2.tanh());
+        let t6 = arr5[2] * arr5[2];
+        let s7 = &xs[0..];
+        let t8 = (s7[6] * t2.tanh() + s7[0]).sin() + s7[s7.len() - 1] * 0.25;
+        t8 + t6 + t4 + t2 + a * 0.3
     }
-    check_p54(seed = 0xbd42303ad4d0bbf3, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], &mut p[7..10].to_vec()));
+    check_p32(seed = 0xd56c04f8e3297acd, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p55(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = (a + a).atan();
-        let t1 = (a.clamp(-0.75, 0.75) * f64::atan(a)).sin();
-        match n {
-            0 => {
-                if n > 0 {
-                    if 0.9_f64.powi(3) < 0.5 {
-                        let mut w2 = 0;
-                        while w2 < 2 {
-                            acc0 -= ((a.atan() + (acc0 * 0.25).sin().sin().exp()) * 0.25).atan();
-                            acc0 = ((acc0 * 0.25).tanh() + (1.5 + b.sin()).log(2.5 + a.cos())).atan();
-                            w2 += 1;
+    fn p33(a: f64) -> f64 {
+        let t0 = (p16((a / (1.0 + a.powi(2)) * 0.5).tanh(), a / (2.0 + a.cos()) * 0.5) * 0.5).sin().sin().exp();
+        let mut acc1 = 1.0;
+        let mut w2 = 0;
+        while w2 < 4 && (a * a > -0.1 && a < 0.5) {
+            let mut t0 = t0;
+            let flag3 = (1.0 + 0.2_f64.powi(2)).sqrt() > 0.3;
+            if w2 == 1 {
+                match w2 {
+                    0 | 1 => {
+                        for j in 0..3 {
+                            let t4 = match w2 % 3 { 0 | 1 => a, _ => ((a.sin() - 0.6_f64.tanh()) * 0.5).tanh() };
+                            acc1 = (0.1 * t4).atan2(1.5 + t4.cos());
                         }
-                    } else {
-                        let t3: f64 = t1;
                     }
-                } else {
-                    acc0 = (p35(p25(f64::tanh((acc0 * 0.25).atan())) * 0.5, (2.0 * a * 0.5).sin(), 2).cos().exp_m1() * (n as f64 / (1.0 + (acc0 * 0.25).atan().powi(2))) * 0.25).tanh();
+                    _ => {
+                        let mut acc5 = a + 0.2;
+                    }
                 }
+                return t0 * t0 - -a;
             }
-            _ => {
-                let mut w4 = 0;
-                while w4 < 3 {
-                    acc0 += (acc0 * 0.1 * 0.5).atan();
-                    w4 += 1;
-                }
-            }
+            acc1 += (a.cos().cos() * 0.5).atan();
+            w2 += 1;
         }
-        let mut acc0 = acc0;
-        (acc0 * 0.1).sin() + t1 + a.sin() - b.tanh()
+        (acc1 * 0.05).cos() + t0 - a
     }
-    check_p55(seed = 0x75f89aae65fac8ab, inputs = 2, calls = [p25, p35], at = |p| (1, p[0], p[1]));
+    check_p33(seed = 0xbfd90bc1956a7f12, inputs = 1, calls = [p16], at = |p| (p[0]));
 }
 
 #[differentiable(second_order)]
-fn p56_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p34_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.6;
     }
 }
 #[differentiable(second_order)]
-fn p56_h1(y: &mut [f64], s: f64) {
+fn p34_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).tanh() * 0.25;
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable(second_order)]
-fn p56_h2(v: &[f64], s: f64) -> f64 {
+fn p34_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p34_h1(y, s);
+    p34_h0(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable(second_order)]
+fn p34_h3(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
         acc += (v[i] * s + 0.25).sin();
     }
-    acc * 0.25 + v[0] * v[v.len() - 1]
+    acc * -0.5 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable(second_order)]
-    fn p56(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 3];
-        for i in 0..3 {
-            buf1[i] = xs[i + 2] * a;
+    fn p34(xs: &[f64], a: f64) -> f64 {
+        let mut arr1 = [0.6_f64; 3];
+        arr1[1] = a;
+        arr1[2] = xs[1] * 0.5;
+        let t2 = arr1[2] * arr1[2];
+        let mut buf3 = xs[3..5].to_vec();
+        p34_h0(a * 0.3, &xs[0..2], &mut buf3);
+        p34_h0(t2.tanh(), xs, &mut buf3);
+        for _ in 0..2 {
+            p34_h1(&mut buf3, t2.tanh() * 1.5);
         }
-        p56_h0(b, &xs[4..6], &mut buf1);
-        buf1[2..].copy_from_slice(&xs[3..4]);
-        let t5 = buf1[0] + buf1[2] * 0.75;
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 1] * a;
+        let (h4, c5) = buf3.split_at_mut(1);
+        let t6 = c5[0] * 1.5 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf3[0] + buf3[1] * 0.6;
+        let t8 = p34_h3(xs, t2.tanh()).sin();
+        let mut buf9 = vec![0.5; 4];
+        p34_h0(t2.tanh(), xs, &mut buf9);
+        let t10 = p34_h2(&mut buf9, xs, t8.tanh()).tanh();
+        for _ in 0..2 {
+            p34_h0(t6.tanh() * -0.5, &xs[5..], &mut buf9);
         }
-        p56_h1(&mut buf6[..4], b);
-        p56_h0(b * 0.6, xs, &mut buf6);
-        p56_h1(&mut buf6[2..], t5.tanh());
-        let t7 = buf6[0] + buf6[3] * -0.5;
-        let s8 = &xs[..];
-        let t9 = (s8[5] * t7.tanh() * 1.5 + s8[4]).sin() + s8[s8.len() - 1] * -0.5;
-        let t10 = p56_h2(&s8[1..3], a * 0.75);
-        t10 + t9 + t7 + t5 + a * 0.3
+        for (i12, v11) in buf9.iter_mut().enumerate() {
+            *v11 += a * 0.1 * i12 as f64;
+        }
+        let t14 = buf9[0] + buf9[3] * 1.5;
+        let s15 = &xs[2..];
+        let t16 = (s15[3] * t6.tanh() + s15[3]).sin() + s15[s15.len() - 1] * 1.5;
+        t16 + t14 + t10 + t8 + t7 + a * 0.3
     }
-    check_p56(seed = 0x22da324eb6e61733, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
+    check_p34(seed = 0x64c4b657c4050015, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p35(a: f64, n: usize) -> f64 {
+        let mut acc0 = (a.sin() * (a * a) * 0.5).atan();
+        if n > 0 {
+            let mut w1 = 0;
+            while w1 < 2 {
+                let c2 = |u3: f64| (acc0 * 0.25 / (2.0 + u3.cos())).sin().exp_m1();
+                let t4: f64 = c2((0.5 * a.tanh()).atanh()) - 0.5 * c2(a);
+                acc0 += ((a / (2.0 + (n as f64).cos())).cos() * 0.5).atan();
+                w1 += 1;
+            }
+        } else if n < 1 {
+            if n == 1 {
+                let mut w5 = 0;
+                while w5 < 2 {
+                    if ((acc0 * 0.1).atan() - n as f64) > a {
+                        let t6 = (1.5 + a.sin()).powf(a.tanh());
+                    }
+                    acc0 = ((acc0 * 0.1).sin() * (1.5 + 2.0_f64.sin()).log(2.5 + 1.25_f64.cos())).sin();
+                    w5 += 1;
+                }
+            } else {
+                match n {
+                    0 => {
+                        let mut acc7 = (((acc0 * 0.1).sin() * a).mul_add((acc0 * 0.1).sin() / (1.0 + a.powi(2)), a) * 0.5).tanh();
+                    }
+                    _ => {
+                        let mut w8 = 0;
+                        while w8 < 1 {
+                            for j in (0..6).step_by(2) {
+                                match n {
+                                    0 => {
+                                        let t9 = a.tanh().cos();
+                                    }
+                                    _ => {
+                                        for l in 0..3 {
+                                            let t10 = a - (p8((acc0 * 0.05).sin()) * 0.5).tanh();
+                                            acc0 += (-(a + (p9(3, (t10 - n as f64) * 0.25, ((acc0 * 0.05).sin().mul_add(t10, (acc0 * 0.05).atan()) * 0.25).tanh(), (t10 * 0.5).tanh(), a.cos().exp() * 0.5) * 0.25).sin()) * 0.5).atan();
+                                        }
+                                    }
+                                }
+                                acc0 -= ((acc0 * 0.05).tanh().powi(3) * ((acc0 * 0.05).atan() - (acc0 * 0.05).atan()) * 0.25).atan();
+                            }
+                            acc0 = (1.25_f64.cos().powi(3) * 0.5).atan();
+                            w8 += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mut v11 = vec![0.0; 3];
+        for i in 0..v11.len() {
+            v11[i] = a;
+            if i > 0 {
+                v11[i] += v11[i - 1] * ((acc0 * 0.05).atan() * 0.5).sin();
+            }
+        }
+        if n > 1 {
+            if n > 0 {
+                acc0 = (acc0 * 0.05 - ((1.0 + v11.iter().map(|q| (q * 0.25) * (acc0 * 0.05).tanh()).sum::<f64>()) * 0.1).sin()).tanh();
+            } else if n == 1 {
+                let t12 = match n { 0 => (a - v11.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>()).tanh().cosh(), _ => (v11[0] * 0.25).sin() };
+            } else {
+                for i in 0..n {
+                    let mut k13 = 0;
+                    loop {
+                        if n + n < 2 {
+                            let t14 = acc0 * 0.02 / (2.0 + a.cos());
+                        } else if n < 1 {
+                            let t15 = if (acc0 * 0.02).atan().tanh() > (v11[2] * 0.1).atan() { v11.iter().map(|q| ((q * 0.1) * 0.1).sin()).sum::<f64>() / (1.5 + a.atan2(1.5 + a.cos()).tanh()) } else { a + acc0 * 0.02 };
+                        } else {
+                            let t16 = (1.5 + (acc0 * 0.02).atan().cos()).sqrt().sin() * ((v11[i] * 0.1).tanh() * (acc0 * 0.02).atan()).sin();
+                        }
+                        acc0 += (v11[0] * 0.1).sin();
+                        k13 += 1;
+                        if ((acc0 * 0.02).atan() > -0.2) || k13 >= 6 { break; }
+                    }
+                    acc0 /= (1.0 + (a * (v11[1] * 0.1).atan()).powi(2));
+                }
+            }
+        } else if n > 0 {
+            for i in 0..n {
+                let t17 = a;
+                acc0 = ((acc0 * 0.02).sin() * (v11.iter().map(|q| (q * 0.05).cos()).product::<f64>().tanh().exp() * 0.5).atan()).tanh();
+            }
+        } else {
+            acc0 += (a - 0.1) * (0.75 * (acc0 * 0.02).sin());
+        }
+        0.6 * (acc0 * 0.02)
+    }
+    check_p35(seed = 0x9bd34b55d72d5ac4, inputs = 1, calls = [p8, p9], at = |p| (p[0], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p36(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (v + v).powi(2);
+        if n % 3 == 0 {
+            t1 = (x / &x.mapv(|q| q * q + 1.0)).column(2).to_owned();
+        }
+        let mut t2 = (&(&t1 / &t1.mapv(|q| q * q + 1.0)) * (t1[2])).mapv(f64::sin);
+        if n % 2 == 0 {
+            t2 = (x.cos()).column(1).to_owned();
+        }
+        let mut t3 = v + &(&t2 + x);
+        if n % 3 == 0 {
+            t3 = (x.mapv(f64::sin)).dot(x) * 0.3;
+        }
+        let mut t4 = v.to_owned();
+        if n % 2 == 0 {
+            t4 = t1.to_owned();
+        }
+        let mut t5 = t4.mean().unwrap();
+        if n % 2 == 0 {
+            t5 = (t1.mapv(|q| q.max(0.25) * 0.5)).mean().unwrap();
+        }
+        t5 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p36(seed = 0xb826a261b3fc2708, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p37(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).cos() * a).sin() + xs[0]).tanh();
+        let t2 = ((1.0 + (t1 + a) * (t1 + a)).ln() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            let t4 = (((((t3).tanh()).sin()) * 0.5).exp()).tanh() * 1.5;
+            let t5 = (((((t2).tanh()) * 0.5).exp()).mul_add(0.5, -0.45_f64)).tanh() * 1.5;
+            acc += ((xs[i]) * (xs[i]) + (t4).tanh() - ((xs[i]) * 0.5).exp()).tanh();
+        }
+        acc.sin()
+    }
+    check_p37(seed = 0xca8289506c75b0cd, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["xs"] at [1, 2, 3, 4]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p38(a: f64) -> f64 {
+        let mut acc0 = a;
+        let c1 = |u2: f64| a.powi(2) / (1.5 + a.cos().exp2().tanh());
+        let t3: f64 = c1((acc0 - acc0.tanh()) * 0.5) - 0.5 * c1(acc0);
+        let t4 = if (t3 * 0.25).tanh() / (1.0 + 0.3_f64.powi(2)) > 0.5 { acc0 / (1.0 + a * a) * (t3 * 0.25 + a) } else { acc0 };
+        let o5: Option<f64> = if a.powi(2) < 0.3 { Some(t4 * 0.1) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { 0.5 * (1.0 + (t3 * 0.25).powi(2)).cbrt() } else { (t4 * 0.1).atan() * a };
+        if acc0 * a > 0.3 {
+            return f64::sin(acc0).powi(3);
+        }
+        let mut w8 = 0;
+        while w8 < 3 {
+            for j in 0..1 {
+                let mut k9 = 0;
+                let r11 = loop {
+                    let t10: f64 = 0.9;
+                    acc0 = (1.0 + ((t4 * 0.1).tanh() / (1.5 + (t4 * 0.1).tanh().tanh())).powi(2)).cbrt();
+                    k9 += 1;
+                    if ((1.5 + a.sin()).powf((t3 * 0.25).sin().tanh()) > j as f64) || k9 >= 4 { break (t4 * 0.1).atan().cos().exp().atan2(1.5 + t7.cos()); }
+                };
+                acc0 = (acc0 * 0.05 + ((r11 - a) * 0.5).tanh()).atan();
+            }
+            acc0 = (t7 * t7.atan2(1.5 + (w8 as f64).cos()) * 0.5).atan();
+            w8 += 1;
+        }
+        acc0 *= 1.0 + t7.tanh();
+        t7 + (t4 * 0.1).tanh() + (t3 * 0.25).atan() + a
+    }
+    check_p38(seed = 0xa64fb3b35c6c2c03, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p39(c: f64, a: f64, n: usize, d: f64, b: f64) -> f64 {
+        let mut d = d;
+        let t0 = a.sin().exp();
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(a / (1.0 + t0.min(1.25).powi(2)));
+        v1.push(f64::min(b, a) / (1.5 + (a * t0).tanh()));
+        let t2 = v1[0] * 0.5 + v1[1];
+        let b = b + (1.5 + d.sin()).log(2.5 + (t2 * 0.5).atan().cos());
+        (b * 0.5).atan() + (t2 * 0.5).sin() + t0.cos() + d
+    }
+    check_p39(seed = 0x64d78346e6a51972, inputs = 4, calls = [], at = |p| (p[0], p[1], 3, p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p40(d: f64, a: f64, b: f64, c: f64) -> f64 {
+        let mut a = a;
+        let t0 = b.cos().atan();
+        let mut k1 = 0;
+        loop {
+            let t2 = k1 as f64 * b;
+            a = (a * 0.25 * ((b + b) * 0.5).sin()).atan();
+            k1 += 1;
+            if ((k1 as f64) < 0.0) || k1 >= 2 { break; }
+        }
+        a = c * 0.5 * (b + t0);
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = (0.5 * d.powi(3).tanh()).asin();
+        }
+        let t4 = v3[0];
+        let mut acc5 = (c.mul_add(v3.iter().map(|q| q * c).sum::<f64>(), v3[0]) / (1.5 + v3.iter().map(|q| q.cos()).product::<f64>().powi(3).tanh()) * 0.1).tanh();
+        let t6 = match (v3[2].atan2(1.5 + v3.iter().map(|q| q.cos()).product::<f64>().cos()).abs() * 2.0) as usize % 3 { 0 => t4, 1 => ((1.25 - (v3[0] + t0)) * 0.5).atan(), _ => ((t0 - v3[0]) * t4.max(d) * 0.5).sin() };
+        if (a * 0.25).sin() - t0 < 0.3 {
+            return f64::min(0.9 * v3[2], v3[2]);
+        }
+        0.6 * t6 + acc5.sin() - 0.3 * t4 + 2.0 * t0 + 0.6 * (a * 0.25).tanh()
+    }
+    check_p40(seed = 0x434f0a72599aec99, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p41(xs: &[f64], b: f64, d: f64, c: f64, a: f64) -> f64 {
+        let a = a + a.cos().exp();
+        let t0 = 1.25 * (a * 0.25);
+        let mut acc1 = (xs[0] * b).sin();
+        let mut k2 = 0;
+        let r4 = loop {
+            let t3 = (acc1 * 0.25).tanh().atan().tanh().cosh().powi(3);
+            acc1 /= (2.0 + d.cos());
+            k2 += 1;
+            if ((t0 * 0.5).tanh().min(d) > 0.7) || k2 >= 3 { break (t3 * 0.5).sin(); }
+        };
+        (acc1 * 0.25).atan() + 0.5 * (t0 * 0.5).sin() - (a * 0.25).atan() + c.tanh() + 0.25 * b
+    }
+    check_p41(seed = 0xd1eba6d7166187bb, inputs = 8, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6], p[7]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p42(a: f64) -> f64 {
+        let mut acc0 = a;
+        for i in (0..4).step_by(2) {
+            let acc0 = (acc0 * 0.25).atan() + acc0 * 0.25 * a;
+            let mut acc1 = 0.0;
+            if i % 3 == 1 {
+                let mut a = a;
+            }
+            acc1 = (a - a).tanh();
+        }
+        let t2 = f64::max((acc0 * 0.25).atan(), (p16((a - a) * 0.5, 1.25) * 0.5).sin());
+        for i in 0..2 {
+            acc0 = ((acc0 * 0.1).atan() * t2).tanh();
+            acc0 += (a.powi(3) * 0.25).atan();
+        }
+        let acc0 = (acc0 * 0.1).sin() * (1.5 + 0.3_f64.sin()).powf(a.tanh());
+        let mut acc3 = 0.5;
+        for i in 0..1 {
+            acc3 = t2;
+            let t4 = if i == 1 { (acc3 * 0.5).tanh() } else { (1.5 + f64::min(t2, p12(-a) * 0.5).sin()).powf((acc0 * 0.25).cos().tanh()) };
+            let t5 = 0.1 * (acc0 * 0.25).atan().mul_add((acc0 * 0.25).sin(), a);
+            acc3 = (acc3 * 0.5 + (acc0 * 0.25 * 0.5).tanh()).tanh();
+        }
+        (acc0 * 0.25).atan().tanh() + t2 + 1.25 * a
+    }
+    check_p42(seed = 0xd8b926ef430cb059, inputs = 1, calls = [p12, p16], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p43(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a).mul_add(0.5, a)) * 0.5).exp() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            if (1.0 + (((xs[i]) * 0.5).exp()) * (((xs[i]) * 0.5).exp())).ln() < -0.40 {
+                let t2 = (0.10_f64).tanh() * 1.5;
+            }
+            extra += (t1).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (a + (1.0 + (t1) * (t1)).ln() * (j as f64 + 0.5)).sin();
+            }
+            if (((xs[i]) * 0.5).exp()).cos() * -0.82_f64 > 0.29 {
+                if xs[i] < 0.17 {
+                    let t4 = if (xs[i]).mul_add(0.5, xs[i]) < 0.21 { ((((t1).mul_add(0.5, -0.04_f64)).mul_add(0.5, xs[i])).cos() * xs[i]).tanh() } else { t1 - xs[i] };
+                } else {
+                    let t5 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
+                }
+            }
+            acc += ((t3).cos() * xs[i]).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p43(seed = 0xc857f899cf0a2b24, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p44(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        if f64::max(b, a) > 0.25 {
+            let t1: f64 = (p40(0.9_f64.atan(), xs[0].atan(), a, (a - a) * 0.5) * 0.25).atan().clamp(-0.75, 0.75);
+        } else if a.atan() > 0.3 {
+            if b * b < -0.2 {
+                acc0 = xs[1];
+                acc0 = (b.powi(3) / (1.0 + (1.5 + xs[1].sin()).log(2.5 + acc0.cos()).powi(2)) * 0.25).sin();
+            } else if b * 0.3 < 0.7 {
+                let t4: f64 = xs.iter().rev().skip(1).map(|&u2| a).sum();
+            } else {
+                let a = a + (1.0 + xs[0].powi(2)).cbrt();
+            }
+        }
+        let t5 = xs[1].sin().powi(2);
+        acc0 + b + 0.5 * xs.iter().map(|q| q * b).sum::<f64>()
+    }
+    check_p44(seed = 0x4a4bedc4d55cf420, inputs = 5, calls = [p40], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p45(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        match (b.min((p27(f64::cos(b), (1.5 + 0.6_f64.cos()).sqrt()) * 0.25).sin()).abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut w1 = 0;
+                while w1 < 1 {
+                    acc0 -= b;
+                    acc0 = ((acc0 * 0.5).sin() - (b * 2.0 * 0.5).sin()).atan();
+                    w1 += 1;
+                }
+            }
+            _ => {
+                if (acc0 * 0.5).sin().sin() > 0.7 || b < 0.0 {
+                    let t2: f64 = ((acc0 * 0.5).sin() + 0.1 * a) * (a + (acc0 * 0.5).atan()).asinh();
+                } else if b.atan() < 0.7 {
+                    let t3: f64 = (p38(f64::atan(0.6)) * 0.25).sin() / (1.0 + (acc0 * 0.5).sin().powi(2));
+                } else {
+                    acc0 /= (2.0 + a.max(a).cos());
+                }
+            }
+        }
+        let t4: f64 = 0.25 * a;
+        let t5 = (1.5 + 0.3_f64.cos()).sqrt();
+        let mut w6 = 0;
+        while w6 < 2 {
+            acc0 = (acc0 * 0.25).sin();
+            acc0 *= 0.8 + 0.2 * (t4 - 0.9).sin();
+            w6 += 1;
+        }
+        let o7: Option<f64> = if t4 < 0.5 { Some(t5.cos()) } else { None };
+        let t9: f64 = if let Some(u8) = o7 { ((acc0 * 0.1).tanh() + (acc0 * 0.1).tanh()) * t4.sin().exp() } else { ((t5 - a) * 0.5).sin() };
+        acc0 = t5 * 0.6;
+        match ((0.25 * (t9 * 0.5).tanh()).abs() * 2.0) as usize % 3 {
+            0 => {
+                let t10 = 1.25_f64.tanh();
+            }
+            1 => {
+                let t11 = b.asinh().sin().exp2();
+            }
+            _ => {
+                let c12 = |u13: f64| 1.0 / (1.5 + t5.tanh()) / (1.0 + t5.atan2(1.5 + t4.cos()).powi(2));
+                let t14: f64 = c12((f64::sin((acc0 * 0.1).sin()).mul_add(b - 1.25, (1.5 + t5.sin()).powf(b.tanh())) * 0.25).sin()) - 0.5 * c12(acc0 * 0.1 / (1.0 + t5.powi(2)) * 0.5);
+            }
+        }
+        1.5 * (t9 * 0.5).atan() + t4.cos() - 1.0 * (acc0 * 0.1).sin()
+    }
+    check_p45(seed = 0x1d9dffeebfaa4200, inputs = 2, calls = [p27, p38], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p46(xs: &[f64], b: f64, c: f64, a: f64, d: f64) -> f64 {
+        let t0 = a;
+        let t1: f64 = (p39((f64::min(xs[1], p16(c.max(a), b.abs()) * 0.5) * 0.5).atan(), (1.5 * d * 0.5).tanh(), 3, xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).clamp(-0.75, 0.75), d) * 0.5).sin() / (1.0 + xs[2].powi(2));
+        let d = d + t0.powi(2);
+        let mut acc2 = 1.0;
+        if a > b {
+            if t0 - c > b {
+                return (b * c).mul_add(-t1, xs[1].min(b));
+            }
+            acc2 = (xs[2] - c - 2.0 * t1) * 0.25;
+        }
+        let mut v3 = vec![0.0; xs.len()];
+        for i in 0..v3.len() {
+            v3[i] = xs.iter().map(|q| q.cos()).product::<f64>().powi(2).ln_1p() - xs[i] * t0;
+        }
+        let mut w4 = 0;
+        while w4 < 4 {
+            let t6 = { let u5 = f64::max(b.cos().exp(), c - acc2 * 0.1) * 0.5; (w4 as f64 * (d * 0.25)).hypot(t0 + t0) };
+            acc2 /= (1.0 + (0.6 * a).powi(2));
+            w4 += 1;
+        }
+        acc2 * 0.1 + (d * 0.25).atan().cos() + t1 + t0
+    }
+    check_p46(seed = 0x3e29433bf3ae2417, inputs = 7, calls = [p16, p39], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p47(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (-x.mapv(f64::sin)).sum_axis(Axis(1)) * 0.3;
+        let t2 = x[[0, 2]];
+        let t3 = &(x / &v.mapv(|q| q * q + 1.0)) / &(x.dot(x) * 0.3).mapv(|q| q * q + 1.0);
+        let mut t4 = &(x.dot(v) * 0.3) - &t1;
+        if n % 2 == 0 {
+            t4 = x.column(1).to_owned();
+        }
+        let t5 = (t2) * &(x + x);
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p47(seed = 0x110b6c24788d61bb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p48(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).cos() * a).cos() * -0.64_f64 + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            acc -= ((xs[i]).mul_add(0.5, a)).tanh();
+            if (xs[i]).sin() + ((xs[i]) * 0.5).exp() > -0.42 {
+                continue;
+            }
+            acc += ((a).sin()).tanh();
+        }
+        acc.sin()
+    }
+    check_p48(seed = 0x2bd32fd1997857b0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable(second_order)]
+fn p49_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
+}
+program! {
+    #[differentiable(second_order)]
+    fn p49(a: f64, b: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let t1 = p49_h0(xs, w[2]).sin();
+        let s2 = &xs[4..];
+        let t3 = (s2[0] * b + s2[2]).sin() + s2[s2.len() - 1] * 0.25;
+        let s4 = &xs[0..];
+        let t5 = (s4[2] * a + s4[2]).sin() + s4[s4.len() - 1] * -0.5;
+        t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p49(seed = 0x74c334e0da5abddb, inputs = 12, calls = [], at = |p| (p[0], p[1], <[f64; 3]>::try_from(&p[2..5]).unwrap(), &p[5..12]));
+}
+
+#[differentiable(second_order)]
+fn p50_h0(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.5 + p50_h0(v, s * -0.5, k - 1).tanh()
+    }
+}
+#[differentiable(second_order)]
+fn p50_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable(second_order)]
+fn p50_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p50_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p50_h2(y, s);
+    p50_h1(s * 0.25, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable(second_order)]
+fn p50_h4(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.3 + v[v.len() - 1] * -0.5)
+}
+program! {
+    #[differentiable(second_order)]
+    fn p50(xs: &[f64], a: f64, b: f64) -> f64 {
+        let t1 = p50_h0(&xs[1..], b * 0.25, 2);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 6] * t1.tanh() * 0.25;
+        }
+        for _ in 0..3 {
+            p50_h1(a, &xs[..], &mut buf2);
+        }
+        let t3 = p50_h3(&mut buf2, &xs[3..], a).tanh();
+        let (h4, c5) = buf2.split_at_mut(1);
+        p50_h2(c5, t3.tanh() * 0.6);
+        let t6 = c5[0] * -0.5 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf2[0] + buf2[1] * 0.6;
+        let t8 = match p50_h4(&xs[..6], t7.tanh() * -0.5) { Ok(v) => v, Err(_) => t7.tanh() * -0.5 * 0.6 };
+        t8 + t7 + t6 + t3 + t1 + a * 0.3
+    }
+    check_p50(seed = 0xf4897dd76a9b7fa3, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p51(a: f64, n: usize) -> f64 {
+        let a = a + a;
+        let a = (a * 0.5).atan() - (a * 0.5).tanh() * (a * 0.5);
+        let t0 = (a * 0.25).sin().mul_add((a * 0.25).atan(), a * 0.25);
+        (t0 * 0.5).tanh().cos() + (a * 0.25).atan()
+    }
+    check_p51(seed = 0xdd82be650a0e22f8, inputs = 1, calls = [], at = |p| (p[0], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p52(a: f64, xs: &[f64], b: f64) -> f64 {
+        let k0 = ((1.25_f64 * 0.5).abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 => -b * b, 1 => ((xs[1] + xs[0]) * f64::atan(a) * 0.5).sin(), _ => a.clamp(-0.75, 0.75) / (1.0 + a.atan().powi(2)) };
+        let mut acc2 = xs[1];
+        if b > xs[1] {
+            let mut w3 = 0;
+            while w3 < 4 {
+                let mut acc4 = 0.3_f64.cos().atan();
+                acc4 /= (2.0 + 0.5_f64.sin().cos());
+                w3 += 1;
+            }
+        } else if a < -0.4 {
+            for i in 0..2 {
+                if i % 3 == 1 {
+                    acc2 = (1.5 + xs.iter().map(|q| q * b).sum::<f64>().sin()).powf((acc2 * 0.1).atan().tanh()).abs();
+                } else if i < 1 {
+                    let mut acc5 = 0.5;
+                } else {
+                    if i % 2 == 0 {
+                        if i == 1 {
+                            let b = b - (i as f64).sin().exp();
+                        } else if i % 3 == 1 {
+                            if i < 1 {
+                                for q6 in xs.iter() {
+                                    if i < 1 {
+                                        for l in (0..4).step_by(2) {
+                                            if xs[2].sin().exp_m1() > -0.1 {
+                                                acc2 -= (*q6 - xs[i]) * 0.5;
+                                            } else if t1 * *q6 < 0.3 {
+                                                let t7 = ((acc2 * 0.02).sin() + *q6 * (acc2 * 0.02)).cos();
+                                            }
+                                            acc2 *= (acc2 * 0.02 / (1.5 + xs[0].tanh())).tanh();
+                                        }
+                                    }
+                                    acc2 += (p51((xs[1].tanh().exp2() * 0.5).tanh(), 3) * 0.5).sin();
+                                }
+                            } else {
+                                for j in 0..2 {
+                                    let mut acc8 = ((xs[i].min(t1) - 2.0 * xs[i]) * 0.5).tanh();
+                                    acc8 += (acc2 * 0.01 * 0.5).atan();
+                                }
+                            }
+                        } else {
+                            let t9 = match i % 3 { 0 | 1 => i as f64, _ => (((acc2 * 0.01).tanh() * (acc2 * 0.01) + t1 * 1.5) * 0.25).tanh() };
+                        }
+                    } else {
+                        acc2 = -(a + a);
+                    }
+                }
+                acc2 = b * a * (xs.iter().sum::<f64>() * 0.25).atan().powi(3) * 0.25;
+            }
+        }
+        t1
+    }
+    check_p52(seed = 0xefda324eff1bb4b5, inputs = 6, calls = [p51], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p53(xs: &[f64], a: f64, c: f64, b: f64) -> f64 {
+        let o0: Option<f64> = if (1.0 + c.powi(2)).sqrt() > xs[1] { Some((xs.iter().map(|q| q * b).sum::<f64>().mul_add(b, a) * 1.5 * 0.1).atan()) } else { None };
+        let t2: f64 = match o0 { Some(u1) => (p12(xs[3].sin()) * 0.5).sin().atan() * c, None => c.mul_add((p18((c / (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.5).tanh(), xs[2].abs(), 1) * 0.5).tanh(), a) };
+        let t2 = t2 + t2 * b;
+        let mut v3 = vec![0.0; 3];
+        for i in 0..v3.len() {
+            v3[i] = (t2 * 0.1).atan() + (t2 * 0.1).tanh().clamp(-0.75, 0.75);
+        }
+        let mut acc4 = 0.5;
+        if b > 0.1 && (t2 * 0.1).atan() < 0.1 {
+            let a = a * xs[2].cos().exp();
+        }
+        let b = b + v3[1] * (t2 * 0.1).atan();
+        let b = b * 0.25 + xs[1] * (t2 * 0.1).atan();
+        let mut v5 = vec![0.0; 4];
+        for i in 0..v5.len() {
+            v5[i] = f64::max(v3[i % v3.len()] / (1.5 + v3[i % v3.len()].tanh()), 1.5 - v3[(i + 1) % 3]) * 0.5;
+            if i > 0 {
+                v5[i] += v5[i - 1] * ((0.5 * a.tanh()).acos() * 0.5).tanh();
+            }
+        }
+        let mut v6 = vec![0.0; v3.len()];
+        for i in 0..v6.len() {
+            v6[i] = ((v3[v3.len() - 1 - i] / (1.0 + (v5[i] * 0.1).sin().powi(2))).abs() * 0.5).atan();
+            if i > 0 {
+                v6[i] += v6[i - 1] * (a - (b * 0.25).tanh()) * 0.25;
+            }
+        }
+        0.3 * (b * 0.25) + (t2 * 0.1).sin().sin() + 0.1 * c + 0.5 * (b * 0.25).tanh()
+    }
+    check_p53(seed = 0x47b7b09784f033e0, inputs = 7, calls = [p12, p18], at = |p| (&p[0..4], p[4], p[5], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p54(b: f64, d: f64, a: f64, c: f64) -> f64 {
+        let t0 = if a.powi(2) < 0.3 && c < -0.1 { c } else { f64::min(0.1 + c, a) };
+        let mut acc1 = b.max(c).cos();
+        let t2 = f64::atan(d) - b.min(2.0);
+        acc1 += ((p40((d.hypot(a) * 0.5).tanh(), c.hypot((p18((t2 * 0.5).tanh() * b, acc1, 1) * 0.5).sin()) * 0.5, d.cos(), (t2 * 0.5).atan()) * 0.25).tanh() + a).powi(2) * 0.1;
+        let mut acc3 = -(1.5 + a.cos()).sqrt();
+        acc3.sin() - (t2 * 0.5).tanh().tanh() - (acc1 * 0.5).tanh() - t0 + c
+    }
+    check_p54(seed = 0x59fc397c67a3c5ba, inputs = 4, calls = [p18, p40], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p55(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            if ((a).sin()).sin() < -0.21 {
+                continue;
+            }
+            let mut t1 = 0.0;
+            for j in 0..2 {
+                t1 += (a * (j as f64 + 0.5)).sin();
+            }
+            acc += (((1.0 + (xs[i] - a) * (xs[i] - a)).ln()).cos() * xs[i]).tanh();
+            let t2 = if ((xs[i]) * 0.5).exp() > -0.16 { (((-0.77_f64 + a).tanh()) * ((1.0 + (xs[i]) * (xs[i])).ln() - t1)).tanh() } else { (xs[i]).mul_add(0.5, xs[i]) };
+            acc += (((((0.54_f64).mul_add(0.5, t1)) * 0.5).exp()).cos() * t2).tanh();
+            carried = carried * 0.5 + ((1.0 + (xs[i]) * (xs[i])).ln()).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p55(seed = 0x89b6a4cbbd6a1e55, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+#[differentiable(second_order)]
+fn p56_h0(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.75 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p56_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable(second_order)]
+fn p56_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p56_h0(y, s);
+    p56_h1(s * 0.75, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p56_h3(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * -0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable(second_order)]
+fn p56_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.6 + (a[i] * s).tanh();
+        a[i] = (b[i] * 1.5).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p56(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
+        p56_h2(ys, xs, a);
+        let t1 = ys[2] * 0.3;
+        p56_h0(ys, a);
+        let t2 = ys[0] * 1.5;
+        let arr3 = p56_h3(xs, t1.tanh());
+        let t4 = arr3[1] * arr3[2];
+        let mut buf5 = vec![0.0; 3];
+        for i in 0..3 {
+            buf5[i] = xs[i + 1] * t2.tanh();
+        }
+        for _ in 0..2 {
+            p56_h0(&mut buf5[..2], a);
+        }
+        for _ in 0..3 {
+            p56_h1(t1.tanh(), xs, &mut buf5[..]);
+        }
+        buf5[0..].copy_from_slice(&xs[3..6]);
+        let (h9, c10) = buf5.split_at_mut(1);
+        p56_h4(h9, c10, t1.tanh());
+        let t11 = c10[0] * 0.5 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
+        let t12 = buf5[0] + buf5[2] * 0.6;
+        p56_h1(t2.tanh(), &xs[3..7], &mut ys[..]);
+        let t13 = ys[2] * 0.75;
+        let mut buf14 = vec![0.0; 2];
+        for i in 0..2 {
+            buf14[i] = xs[i + 4] * t12.tanh();
+        }
+        p56_h2(&mut buf14, &xs[..], t4.tanh());
+        for _ in 0..2 {
+            p56_h2(&mut buf14, &xs[0..=4], t4.tanh());
+        }
+        let t15 = buf14[0] + buf14[1] * 0.5;
+        t15 + t13 + t12 + t11 + t4 + ys[2] + a * 0.3
+    }
+    check_p56(seed = 0xf70c7e2ed13c59c3, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()));
 }
 
 #[differentiable(second_order)]
 fn p57_h0(y: &mut [f64], s: f64) -> f64 {
     for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
     }
-    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] = (y[0] * 0.75 + s).sin();
     y[0] * y[y.len() - 1]
 }
 #[differentiable(second_order)]
@@ -2034,2338 +1904,3130 @@ fn p57_h1(s: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 #[differentiable(second_order)]
-fn p57_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p57_h0(y, s);
-    p57_h1(s * 0.25, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p57_h3(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.25 + (a[i] * s).cos();
-        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
-    }
+fn p57_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
 }
 program! {
     #[differentiable(second_order)]
-    fn p57(ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = xs[1..3].to_vec();
-        let _ = p57_h2(&mut buf1, &xs[4..=5], a * -0.5);
-        let t2 = buf1[0] + buf1[1] * 0.25;
-        let mut buf3 = vec![0.6; 3];
-        let t4 = p57_h0(&mut buf3, a).tanh();
-        for (i6, v5) in buf3.iter_mut().enumerate() {
-            *v5 += a * 0.1 * i6 as f64;
-        }
-        let t8 = buf3[0] + buf3[2] * 0.6;
-        let mut buf9 = vec![0.0; 4];
-        for i in 0..4 {
-            buf9[i] = xs[i + 0] * t4.tanh();
-        }
-        p57_h1(t8.tanh() * 0.25, &xs[3..7], &mut buf9);
-        let (h10, c11) = buf9.split_at_mut(2);
-        p57_h3(h10, c11, a * -0.5);
-        let t12 = c11[0] * 0.6 + h10[h10.len() - 1] + c11.len() as f64 * 0.1;
-        let t13 = buf9[0] + buf9[3] * 0.5;
-        let (h14, c15) = ys.split_at_mut(2);
-        p57_h3(h14, c15, t12.tanh());
-        let t16 = c15[0] * 0.6 + h14[h14.len() - 1] + c15.len() as f64 * 0.1;
-        let t17 = ys[2] * 0.6;
-        t17 + t16 + t13 + t12 + t8 + ys[2] + a * 0.3
+    fn p57(a: f64, b: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.5; 4];
+        let t2 = p57_h0(&mut buf1[..], a * 0.5).tanh();
+        let t3 = p57_h0(&mut buf1[1..3], a).tanh();
+        p57_h1(b, &xs[3..], &mut buf1);
+        let t4 = buf1[0] + buf1[3] * 0.75;
+        let t5 = p57_h0(ys, a * 0.6).tanh();
+        let t6 = ys[1] * 0.25;
+        let t7 = p57_h0(&mut ys[..3], t4.tanh() * 1.5).tanh();
+        let t8 = ys[0] * 0.75;
+        let mut buf9 = xs[4..7].to_vec();
+        p57_h1(t8.tanh(), &buf1[0..=2], &mut buf9);
+        let t10 = buf9[0] + buf9[2] * 0.25;
+        let arr11 = p57_h2(&ys[0..2], t7.tanh());
+        let t12 = arr11[0] * arr11[2];
+        t12 + t10 + t8 + t7 + t6 + ys[2] + a * 0.3
     }
-    check_p57(seed = 0xfcf0015eb75cb7b9, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..12]));
+    check_p57(seed = 0xbbba1a7c944c8924, inputs = 13, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..13]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p58(a: f64, n: usize, b: f64) -> f64 {
-        let t0 = a;
-        let mut v1 = vec![0.0; 3];
-        for i in 0..v1.len() {
-            v1[i] = (t0 * 2.0).atan();
-            if i > 0 {
-                v1[i] += v1[i - 1] * ((n as f64 - t0) * 0.25).tanh();
+    fn p58(d: f64, c: f64, b: f64, a: f64) -> f64 {
+        let mut acc0 = (1.0 + (c - c).powi(2)).sqrt() * 0.5;
+        for i in (0..4).step_by(2) {
+            let o1: Option<f64> = if 2.0_f64.powi(2) < 0.1 { Some((0.5 * a).atan()) } else { None };
+            let t3: f64 = if let Some(u2) = o1 { d } else { 0.6 * b };
+            acc0 /= (1.0 + 1.5_f64.min((p54((t3.powi(3) * 0.5).atan(), (t3 * a * 0.5).atan(), (1.0 + 1.5_f64.powi(2)).ln(), c.mul_add(d, c) * 0.5) * 0.25).sin()).powi(2));
+            acc0 = ((acc0 * 0.25).atan() - b.powi(3) * 0.5).atan();
+        }
+        for i in 0..1 {
+            let mut acc4 = 1.0;
+            let flag5 = c.atan2(1.5 + c.cos()) > 0.1;
+            let t6 = c;
+            for j in (0..1).rev() {
+                let t7 = if 1.5 / (1.5 + c.tanh()) < 0.25 { (acc0 * 0.1).tanh() * 1.0 } else { (i as f64 * t6).atan() };
+                acc0 += ((0.5 * (t7 / (1.0 + a.powi(2))).tanh()).atanh() * 0.5).atan();
             }
+            acc0 -= ((0.5 * f64::min(a, d).tanh()).atanh() * 0.5).tanh();
         }
-        let t4: f64 = { let v2: Vec<f64> = v1.iter().map(|&u3| (v1[n] * 0.25).sin()).collect(); v2[0] + v2[2] };
-        let mut acc5 = ((a.mul_add(t4, t4) * 0.5).powi(2) * 0.25).tanh();
-        if t4 / (1.0 + t4.powi(2)) > 0.5 {
-            acc5 *= (b + b).cos();
-        } else {
-            let mut k6 = 0;
-            loop {
-                let mut w7 = 0;
-                while w7 < 2 {
-                    acc5 = ((acc5 * 0.1).atan() - a).sin();
-                    acc5 = ((acc5 * 0.1).tanh() * (v1[w7] * 0.05 * t0 * 0.25)).tanh();
-                    w7 += 1;
-                }
-                acc5 += (((1.5 + v1.iter().map(|q| ((q * 0.05) * 0.75).sin()).sum::<f64>().sin()).powf(v1.iter().map(|q| (q * 0.05) * (q * 0.05)).sum::<f64>().tanh()) - v1.iter().map(|q| ((q * 0.05) * 0.2).sin()).sum::<f64>() * (acc5 * 0.1)) * 0.1).tanh();
-                k6 += 1;
-                if ((t4.mul_add(v1.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>(), (v1[1] * 0.05).atan()) * 0.5) < 0.5) || k6 >= 3 { break; }
-            }
-        }
-        v1[2] += (((v1[n] * 0.05).sin() * (v1[n] * 0.05).sin() - f64::cos(n as f64)) * 0.5).sin();
-        let t0 = t0 - (acc5 * 0.1 - (v1[1] * 0.05).sin());
-        let t8: f64 = (v1[0] * 0.05).sin().atan();
-        1.5 * (t0 * 0.25).atan() - 0.5 * (acc5 * 0.1).atan() + t4
+        let t8 = match ((0.1 * (acc0 * 0.1).tanh()).abs() * 2.0) as usize % 3 { 0 | 1 => ((p54(((1.5 + 0.2_f64.sin()).powf(d.tanh()) * 0.5).atan(), a * a * 0.5, d, 0.5 + b) * 0.25).tanh().mul_add(1.25, c) / (1.0 + c.powi(2)) * 0.5).tanh(), _ => (1.5 + a.sin()).log(2.5 + (acc0 * 0.1).sin().cos()) * (0.2 / (1.0 + d.powi(2))) };
+        2.0 * t8 + 0.75 * (acc0 * 0.1).sin() - b - c.sin() + d
     }
-    check_p58(seed = 0x4c2b1332939fd398, inputs = 2, calls = [], at = |p| (p[0], 1, p[1]));
+    check_p58(seed = 0xde0d2ca7d19e6ce2, inputs = 4, calls = [p54], at = |p| (p[0], p[1], p[2], p[3]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p59(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t1 = if xs[i] > -0.05 { ((a).sin() - (a - a).cos() * a).tanh() } else { (xs[i]).sin() };
-            let t2 = (xs[i]).tanh() * 1.5;
-            if xs[i] < -0.35 {
-                break;
-            }
-            acc = acc + ((1.0 + ((a).tanh()) * ((a).tanh())).ln()).tanh() - (xs[i]).tanh();
-            acc += (xs[i] - (xs[i]).tanh() - ((a).cos() * xs[i]).cos() * -0.16_f64).tanh();
-            if i + 1 < xs.len() {
-                acc = acc + ((0.37_f64).mul_add(0.5, t2)).tanh() - (((((xs[i + 1]) * 0.5).exp() - (xs[i + 1]).mul_add(0.5, a)) * 0.5).exp()).tanh();
-                extra -= (-0.20_f64).tanh();
-                acc = acc + ((((((xs[i + 1]).tanh()) * 0.5).exp()) * 0.5).exp()).tanh() - (((a) * (t1) + ((xs[i]) * 0.5).exp()).sin()).tanh();
-            }
-            acc += (xs[i]).tanh();
+    fn p59(b: f64, a: f64) -> f64 {
+        let t0 = b * a;
+        if -b > 0.7 {
+            return 0.6 * t0 + -b;
         }
-        acc
+        let mut a = a;
+        a - 1.0 * t0
     }
-    check_p59(seed = 0x90e40a6d16aa295b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p60(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = (1.0 + b.powi(2)).ln().atan();
-        for i in (0..3).rev() {
-            acc0 += (acc0 * 0.25 * 0.5).tanh();
-            let acc0 = (acc0 * 0.25).sin() * a;
-            let mut acc1 = (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.1).tanh();
-            if i == 1 {
-                let acc0 = (acc0 * 0.5).sin() - 0.6;
-            } else if i % 3 == 1 {
-                let t2 = if (p32(3, (0.5 * xs[1].tanh()).asin()) * 0.5).tanh() / (2.0 + xs[3].cos()) > b { a - xs[xs.len() - 1 - i].atan() } else { a.powi(2) };
-            }
-        }
-        let mut w3 = 0;
-        while w3 < 1 && (0.2 < 0.7 || a < 0.0) {
-            for j in (0..2).rev() {
-                let mut w4 = 0;
-                while w4 < 3 && ((xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > 0.3 && a < 0.1) {
-                    if j == 0 {
-                        let t5 = if a.atan2(1.5 + xs[j].cos()) > xs.iter().map(|q| q.cos()).product::<f64>() { a } else { xs[1].atan() + (2.0 + b.cos()).powi(-2) };
-                    }
-                    acc0 = (2.0 + xs[w3].sin()).cbrt().cos().exp();
-                    w4 += 1;
-                }
-                acc0 -= ((2.0 + (j as f64).cos()).powi(-2) / (1.5 + b.tanh()) * 0.5).tanh();
-            }
-            acc0 += xs[xs.len() - 1 - w3] * b * 0.3;
-            w3 += 1;
-        }
-        (acc0 * 0.05).tanh() + a - b.cos()
-    }
-    check_p60(seed = 0xca1da9ef8b9cc1d3, inputs = 6, calls = [p32], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p61(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a.atan() / (1.0 + (b + b).powi(2)) * 0.5).sin();
-        for i in (0..8).step_by(2) {
-            let t1 = b + b;
-            for j in 0..4 {
-                match i {
-                    0 | 1 => {
-                        acc0 = ((acc0 * 0.02).tanh() - (acc0 * 0.02 / (2.0 + b.cos()) * 0.25).atan()).sin();
-                    }
-                    _ => {
-                        let mut acc2 = 1.0;
-                    }
-                }
-                acc0 = (1.0 + a.atan2(1.5 + (acc0 * 0.02).cos()).powi(2)).sqrt();
-            }
-            acc0 = (acc0 * 0.02 + ((b - t1) * 0.25).tanh()).sin();
-        }
-        let flag3 = b * b > -0.1;
-        acc0 -= ((a + (acc0 * 0.02).atan()) / (1.0 + (b + b).powi(2)) * 0.1).sin();
-        for i in (0..4).rev() {
-            let t4 = (acc0 * 0.02).atan();
-            acc0 = ((i as f64).max(0.3) * a.sin().exp() * 0.25).sin();
-        }
-        (acc0 * 0.02).atan()
-    }
-    check_p61(seed = 0x82d6e55abd47fbe1, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p62(a: f64, b: f64) -> f64 {
-        let t0 = match (a.atan2(1.5 + b.cos()).abs() * 2.0) as usize % 3 { 0 | 1 => ((b + (p51((a * a * 0.5).tanh(), (-(p36(b * 0.2) * 0.5) * 0.5).sin()) * 0.5).atan()) * (b * b) * 0.25).sin(), _ => b + 0.2 - 0.3_f64.asinh() };
-        let t1 = a - t0;
-        let t2 = ((t1 * 0.5).sin() * 1.25 / (1.0 + (b / (2.0 + t0.cos())).powi(2))).atan2(1.5 + (2.0 + (1.0 * (t1 * 0.5) * 0.5).atan().cos()).powi(-2).cos());
-        let t2 = t2 - (t2 - (t1 * 0.5).tanh());
-        let mut acc3 = 0.0;
-        match ((((t1 * 0.5).tanh() - b) * 0.5).abs() * 2.0) as usize % 3 {
-            0 | 1 => {
-                let flag4 = b * (t2 * 0.25).tanh() > -0.4;
-            }
-            _ => {
-                for i in (0..4).step_by(2) {
-                    if t0 + b > i as f64 {
-                        match i {
-                            0 => {
-                                acc3 += (t2 * 0.25 * b * t0 * 0.1).tanh();
-                            }
-                            1 => {
-                                for j in 0..2 {
-                                    match i % 3 {
-                                        0 => {
-                                            let t5 = (acc3 * 0.1).sin() - (acc3 * 0.1).abs();
-                                        }
-                                        1 => {
-                                            let mut acc6 = 0.0;
-                                        }
-                                        _ => {
-                                            acc3 *= ((t1 * 0.5).tanh() - (t2 * 0.25).tanh()).cos();
-                                        }
-                                    }
-                                    acc3 /= (1.0 + (1.0 - (t1 * 0.5).atan()).powi(2));
-                                }
-                            }
-                            _ => {
-                                let t7 = acc3 * 0.05 + t0;
-                            }
-                        }
-                    } else if (acc3 * 0.05).sin() < -0.2 {
-                        let mut acc8 = f64::atan(acc3 * 0.05 / (2.0 + a.cos()));
-                    } else {
-                        if i == 0 {
-                            continue;
-                        }
-                    }
-                    acc3 = (acc3 * 0.05 - (t2 * 0.25).atan().atan2(1.5 + (acc3 * 0.05).atan().cos())).atan();
-                }
-            }
-        }
-        (t2 * 0.25).sin() - (t1 * 0.5).tanh() - t0.sin() + a
-    }
-    check_p62(seed = 0x0deb11a19a3f64ee, inputs = 2, calls = [p36, p51], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p63(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if xs[i] < 0.20 {
-                continue;
-            }
-            acc -= ((((xs[i]) * (xs[i])).mul_add(0.5, xs[i])).cos() * xs[i]).tanh();
-            if i + 1 < xs.len() {
-                if (1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln() < -0.08 {
-                    continue;
-                }
-                acc -= ((1.0 + ((a) * (a)) * ((a) * (a))).ln()).tanh();
-            }
-            acc += (xs[i]).tanh();
-        }
-        acc.sin()
-    }
-    check_p63(seed = 0x939f66b8d181853d, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p64(a: f64, b: f64) -> f64 {
-        let mut acc0 = b;
-        for i in (0..4).rev() {
-            for j in (0..4).rev() {
-                let t1 = 0.6 * b * 1.25 * a;
-                acc0 += (((1.5 + t1.sin()).powf(1.5_f64.tanh()) + i as f64 * b) * 0.1).sin();
-            }
-            acc0 += ((a * 0.6 - (p42(((acc0 * 0.02).atan() * a * 0.5).atan()) * 0.5).tanh() * b) * 0.5).atan();
-        }
-        let o2: Option<f64> = if b * b < -0.4 { Some((a.tanh() / (1.0 + (2.0 + (acc0 * 0.02).sin()).sqrt().powi(2)) * 0.5).atan()) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { (0.2 * u3).mul_add(0.2 * a, (acc0 * 0.02).tanh() * (acc0 * 0.02).atan()) } else { (acc0 * 0.02).tanh() };
-        acc0 = (((acc0 * 0.02).sin() - (a + a)) * 0.5).atan();
-        let mut k5 = 0;
-        loop {
-            let mut v6: Vec<f64> = Vec::new();
-            v6.push(t4.cos());
-            v6.push((a * a).min(k5 as f64 - b) * 0.25);
-            let t7 = v6[0] * 0.5 + v6[1];
-            if acc0 * 0.02 < 0.1 {
-                let mut acc8 = t4;
-            } else {
-                let t9 = b;
-            }
-            acc0 += (acc0 * 0.02).tanh().cos().clamp(-0.75, 0.75);
-            k5 += 1;
-            if ((t7 * 0.5).tanh() > t7 * 0.5) || k5 >= 6 { break; }
-        }
-        t4.sin() + 0.5 * (acc0 * 0.02).sin() + b
-    }
-    check_p64(seed = 0xae32c4319be9ea6f, inputs = 2, calls = [p42], at = |p| (p[0], p[1]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p65(b: f64, a: f64) -> f64 {
-        let k0 = (0.9_f64.abs() * 2.0) as usize % 3;
-        let mut acc1 = (2.0 + a.cos()).powi(-2).tanh();
-        match k0 {
-            0 => {
-                acc1 /= (1.0 + a.mul_add(a, 1.0).powi(2));
-                let mut v2 = vec![0.0; 3];
-                for i in 0..v2.len() {
-                    v2[i] = 1.25_f64;
-                }
-            }
-            1 => {
-                acc1 += (p51(a * a * 0.5, b) * 0.5).tanh() * (2.0 + a.cos()).recip();
-                if a / (1.5 + a.tanh()) > b {
-                    acc1 += b;
-                } else if 0.9 < -0.1 {
-                    for i in 0..2 {
-                        let c3 = |u4: f64| 1.0 * (a + u4);
-                        let t5: f64 = c3(((1.5 * a).mul_add(-(i as f64), a * i as f64) * 0.25).tanh()) - 0.5 * c3(a * 0.75);
-                        acc1 = i as f64;
-                    }
-                } else {
-                    if b.cos() > 0.5 {
-                        acc1 = 0.5 * (b * a);
-                    } else {
-                        let k6 = ((a / (1.0 + a.powi(2)) * 0.5).abs() * 2.0) as usize % 3;
-                        let t7 = match k6 { 0 => (1.0 + (p62((acc1 * 0.25).atan().tanh(), (acc1 * 0.25).sin() / (1.5 + 0.25_f64.tanh())) * 0.5).sin().powi(2)).sqrt(), 1 => a, _ => a / (1.0 + (0.2_f64 * 0.3).powi(2)) };
-                    }
-                }
-            }
-            _ => {
-                let mut k8 = 0;
-                loop {
-                    if k8 == 1 {
-                        acc1 -= a.atan2(1.5 + a.powi(2).ln_1p().cos()) * 0.5;
-                    } else {
-                        acc1 = (acc1 * 0.1 - 0.5 * a).atan();
-                    }
-                    acc1 = ((acc1 * 0.1).sin() * (0.5 * 0.2_f64.tanh()).acos()).atan();
-                    k8 += 1;
-                    if (a.sin() < 0.3) || k8 >= 4 { break; }
-                }
-            }
-        }
-        (acc1 * 0.1).tanh()
-    }
-    check_p65(seed = 0x83a6fd164884e2c6, inputs = 2, calls = [p51, p62], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p66(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = &(-x.mapv(f64::sin)) - &(&t1 - v);
-        let t3 = v.mean().unwrap();
-        let mut t4 = t2.dot(&(t2.mean_axis(Axis(1)).unwrap())) * 0.3;
-        if n % 3 == 0 {
-            t4 = ((t3) * &t2).mean_axis(Axis(0)).unwrap();
-        }
-        t4.dot(&t4) * 0.1 + t3 + t2.sum() * 0.2
-    }
-    check_p66(seed = 0x38b38117550f2fab, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable(second_order)]
-fn p67_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
-}
-#[differentiable(second_order)]
-fn p67_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.5;
-    t + p67_h0(&v[1..], s * -0.5) + p67_h0(v, s).sin()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p67(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let t1 = p67_h1(&xs[..], a).sin();
-        let s2 = &xs[1..];
-        let t3 = (s2[0] * t1.tanh() * -0.5 + s2[4]).sin() + s2[s2.len() - 1] * -0.5;
-        let s4 = &xs[..];
-        let t5 = (s4[1] * w[2] + s4[3]).sin() + s4[s4.len() - 1] * 0.75;
-        let t6 = p67_h1(&w, a).sin();
-        let t7 = p67_h1(&xs[..], a);
-        t7 + t6 + t5 + t3 + t1 + w[1] * 0.5 + a * 0.3
-    }
-    check_p67(seed = 0x8f3ae6119d228690, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p68(a: f64, b: f64) -> f64 {
-        let k0 = (((a - a) * 0.5).atan().abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => ((b - b) * 0.5).sin().powi(2), 1 => p64(a, 0.1 / (1.0 + b * b)).cos().tanh(), _ => (b.clamp(-0.75, 0.75).hypot(2.0 + a) * 0.5).sin() };
-        let mut acc2 = 0.5;
-        let mut k3 = 0;
-        let r6: f64 = loop {
-            acc2 -= (1.0_f64 * 0.5).hypot(0.25 * b);
-            let mut v4: Vec<f64> = Vec::new();
-            v4.push(((1.0 + (t1 / (1.5 + (acc2 * 0.1).tanh().tanh())).powi(2)).ln() * 0.5).atan());
-            v4.push((a * b * t1.atan2(1.5 + t1.cos()) * 0.5).atan());
-            let t5 = v4[0] * 0.5 + v4[1];
-            acc2 = ((acc2 * 0.1).atan() - t1 * 0.5).sin();
-            k3 += 1;
-            if ((p42(0.1 * t1) * 0.5).atan() * 0.3 < 0.5) || k3 >= 4 { break 0.6; }
-        };
-        let t7 = a.tanh();
-        let t9 = { let u8 = ((b + t1 - t7.powi(2)) * 0.25).tanh(); a.abs() - t7 * 0.1 };
-        if t1.atan() > t9 {
-            if r6 < 0.1 {
-                for i in 0..3 {
-                    if t1 > -0.4 || acc2 * 0.1 < 0.5 {
-                        let t10 = b.atan2(1.5 + t9.cos());
-                    } else if ((i as f64).sin()) > r6 {
-                        for j in 1..=2 {
-                            if i % 3 == 1 {
-                                continue;
-                            }
-                            acc2 += t7.tanh().to_radians();
-                        }
-                    }
-                    acc2 /= (2.0 + (-b).cos());
-                }
-            } else if (2.0 + (acc2 * 0.05).cos()).recip() < 0.3 {
-                for i in 0..3 {
-                    let r6 = r6 + r6.atan2(1.5 + (acc2 * 0.05).sin().cos());
-                    acc2 = (a - t1).tanh();
-                }
-            }
-        } else {
-            let t9 = t9 + a / (1.0 + t1 * t1);
-        }
-        t9 - t7 + r6 + (acc2 * 0.05).tanh() + 0.2 * t1
-    }
-    check_p68(seed = 0x4d59bb5545da42db, inputs = 2, calls = [p42, p64], at = |p| (p[0], p[1]));
-}
-
-#[differentiable(second_order)]
-fn p69_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.25 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p69_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.75;
-    }
-}
-#[differentiable(second_order)]
-fn p69_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p69_h0(y, s);
-    p69_h1(s * 0.3, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p69_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
-}
-program! {
-    #[differentiable(second_order)]
-    fn p69(a: f64, xs: &[f64], ys: &mut [f64]) -> f64 {
-        let mut buf1 = vec![0.0; 4];
-        for i in 0..4 {
-            buf1[i] = xs[i + 1] * a * 0.6;
-        }
-        let t2 = p69_h0(&mut buf1, a).tanh();
-        p69_h2(&mut buf1, xs, t2.tanh());
-        let t3 = p69_h0(&mut buf1, a * -0.5).tanh();
-        let t4 = buf1[0] + buf1[3] * -0.5;
-        let mut buf5 = vec![0.3; 2];
-        let t6 = p69_h0(&mut buf5, t2.tanh()).tanh();
-        let _ = p69_h0(&mut buf5, t4.tanh() * 0.75);
-        p69_h2(&mut buf5, &buf1, t4.tanh() * 1.5);
-        for (i8, v7) in buf5.iter_mut().enumerate() {
-            *v7 += t3.tanh() * 0.1 * i8 as f64;
-        }
-        let t10 = buf5[0] + buf5[1] * 0.75;
-        p69_h1(t2.tanh(), &xs[4..], ys);
-        let t11 = ys[0] * 1.5;
-        let s12 = &xs[..];
-        let t13 = (s12[2] * t2.tanh() * 0.25 + s12[2]).sin() + s12[s12.len() - 1] * 0.75;
-        let t14 = p69_h3(xs, t4.tanh() * 0.25);
-        t14 + t13 + t11 + t10 + t6 + ys[2] + a * 0.3
-    }
-    check_p69(seed = 0xb4b10a3a1bd81922, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], &mut p[8..11].to_vec()));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p70(c: f64, b: f64, a: f64) -> f64 {
-        let c0 = |u1: f64| c.cos().exp2() + c.atan();
-        let t2: f64 = c0(b.powi(2).ln_1p() * 0.5) - 0.5 * c0(a * c);
-        let t2 = (t2 * 0.25).sin() * a.max(0.3);
-        let mut acc3 = b;
-        let c4 = |u5: f64| (t2 * 0.5).tanh().to_radians().tanh();
-        let t6: f64 = c4((t2 * 0.5).atan().to_radians().atan()) - 0.5 * c4(acc3.atan());
-        for i in 0..4 {
-            let t7: f64 = (i as f64).mul_add(t6, i as f64);
-            acc3 = b / (1.5 + (t7 * 0.1).sin().abs().tanh());
-        }
-        t6.sin() + 1.25 * (acc3 * 0.1).sin() + (t2 * 0.5).atan() + a.cos() + b.sin() + c + 0.5 * (p37(0.75 * b) * 0.5).sin()
-    }
-    check_p70(seed = 0xb9bc91b72de02a23, inputs = 3, calls = [p37], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable(second_order)]
-fn p71_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p71_h1(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * -0.5 + p71_h1_b(v, s * 0.3, k - 1).cos()
-    }
-}
-
-#[differentiable(second_order, recursive)]
-fn p71_h1_b(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        v[v.len() - 1] * s
-    } else {
-        p71_h1(v, s + -0.5, k - 1) * v[0]
-    }
-}
-#[differentiable(second_order)]
-fn p71_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-    y[0] * 0.75
-}
-program! {
-    #[differentiable(second_order)]
-    fn p71(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let s1 = &xs[2..];
-        let t2 = (s1[3] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.3;
-        let mut buf3 = vec![1.5; 2];
-        let t4 = p71_h0(&mut buf3, a * 0.6).tanh();
-        let t5 = p71_h0(&mut buf3, a).tanh();
-        let t6 = buf3[0] + buf3[1] * -0.5;
-        let t7 = p71_h1(&xs[..3], t5.tanh(), 1);
-        let _ = p71_h2(t7.tanh(), &buf3, &mut ys[..3]);
-        let t8 = ys[2] * 0.3;
-        t8 + t7 + t6 + t5 + t4 + ys[2] + a * 0.3
-    }
-    check_p71(seed = 0x592fd5e565db2e91, inputs = 11, calls = [], at = |p| (p[0], &p[1..7], p[7], &mut p[8..11].to_vec()));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p72(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        acc0 += (1.0 + (a + a).powi(2)).sqrt() * 0.25;
-        let mut k1 = 0;
-        let r3 = loop {
-            let t2 = if (1.5 + (acc0 * 0.25).atan().cos()).sqrt() > a { f64::tanh(acc0 * 0.25) } else { k1 as f64 };
-            acc0 += ((acc0 * 0.25).sin().max(a).min(t2 * t2) * 0.1).tanh();
-            k1 += 1;
-            if ((t2 - k1 as f64) > -0.2) || k1 >= 3 { break a; }
-        };
-        r3 - 0.6 * (acc0 * 0.1).atan()
-    }
-    check_p72(seed = 0x4a8637602d96a9a4, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p73(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (&(x.dot(x) * 0.3) * &(x.dot(v) * 0.3)).mapv(f64::tanh);
-        let t2 = t1.to_owned();
-        let t3 = ((s) - v).mean().unwrap();
-        let t4 = (&((x * (t3)).mapv(f64::tanh)) * &((t3) * &t1)).mapv(f64::tanh);
-        let t5 = x.to_owned();
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3
-    }
-    check_p73(seed = 0xe5c408aaad76cf2e, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-#[differentiable(second_order)]
-fn p74_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable(second_order)]
-fn p74_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p74_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p74_h1(y, s);
-    p74_h0(s * -0.5, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p74_h3(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).cos()) } else { None };
-    let h = head?;
-    Some(h * 0.6 + v[v.len() - 1] * 0.5)
-}
-program! {
-    #[differentiable(second_order)]
-    fn p74(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[3..];
-        let t2 = (s1[4] * a + s1[3]).sin() + s1[s1.len() - 1] * 0.75;
-        let mut buf3 = vec![-0.5; 3];
-        for _ in 0..3 {
-            p74_h0(a, s1, &mut buf3);
-        }
-        p74_h0(a * 0.6, &xs[..], &mut buf3[..3]);
-        buf3[0..].copy_from_slice(&xs[0..3]);
-        let (h7, c8) = buf3.split_at_mut(2);
-        for _ in 0..3 {
-            p74_h0(t2.tanh(), &xs[..8], h7);
-        }
-        let t9 = c8[0] * 0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
-        let t10 = buf3[0] + buf3[2] * 0.75;
-        let s11 = &s1[..5];
-        let t12 = (s11[1] * t10.tanh() + s11[1]).sin() + s11[s11.len() - 1] * -0.5;
-        let s13 = &s1[..4];
-        let t14 = (s13[0] * t10.tanh() * 0.75 + s13[0]).sin() + s13[s13.len() - 1] * -0.5;
-        let t15 = match p74_h3(&s13[..], t9.tanh() * 0.25) { Some(v) => v, None => t9.tanh() * 0.25 * 0.25 };
-        t15 + t14 + t12 + t10 + t9 + a * 0.3
-    }
-    check_p74(seed = 0x96c293c0d4369ecc, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p75(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for (i, q1) in xs.iter().enumerate() {
-            let t2 = (1.5 + (i as f64).sin()).log(2.5 + (*q1).cos());
-            let mut acc3 = 0.0;
-            let t2 = t2 - a / (1.0 + a.powi(2));
-            acc3 *= 0.5 + 0.4 * 2.0_f64.max(t2 * 0.25).sin();
-        }
-        acc0 += a;
-        acc0 += ((b * b).atan2(1.5 + xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>().clamp(-0.75, 0.75).cos()) * 0.5).sin();
-        let mut acc4 = 0.0;
-        (acc0 * 0.1).atan() + 0.5 * 0.5
-    }
-    check_p75(seed = 0x33f53c4071c63101, inputs = 5, calls = [], at = |p| (p[0], &p[1..4], p[4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p76(a: f64, b: f64) -> f64 {
-        let mut acc0 = (a * b * f64::cos((p68(a, a) * 0.5).sin()) * 0.5).sin();
-        let t1 = if f64::sin(b) > a { a } else { acc0 * acc0 / (2.0 + (a * acc0).cos()) };
-        let mut w2 = 0;
-        while w2 < 4 {
-            for j in 0..4 {
-                let t1 = t1 - (w2 as f64).cos();
-                acc0 *= 0.8 + 0.2 * (acc0 * 0.02).sin().sin();
-            }
-            acc0 *= 0.8 + 0.2 * (1.0 + a.powi(2)).sqrt().sin();
-            w2 += 1;
-        }
-        t1 + 1.25 * (acc0 * 0.01) + a
-    }
-    check_p76(seed = 0xc9f1a7b07664ecda, inputs = 2, calls = [p68], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p77(a: f64, b: f64, c: f64) -> f64 {
-        let a = a * (a * 0.75);
-        let a = (a * 0.5).sin() + b;
-        let mut c = c;
-        c + (a * 0.5).sin()
-    }
-    check_p77(seed = 0xe06df85b36450381, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p78(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (&(x.mean_axis(Axis(1)).unwrap()) * (((s) * (s)).tanh())).mapv(f64::sin);
-        for _ in 0..n {
-            t1 = ((-x.mapv(f64::sin)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let mut t2 = &(v.dot(x) * 0.3) / &(x.dot(&t1) * 0.3).mapv(|q| q * q + 1.0);
-        for _ in 0..n {
-            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = &(v + x) - &((s) * x);
-        let mut t4 = t2.to_owned();
-        for _ in 0..n {
-            t4 = ((-x.mapv(f64::sin)).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        t4.dot(&t4) * 0.1 + t3.sum() * 0.2 + t2.dot(&t2) * 0.1
-    }
-    check_p78(seed = 0xa434553934a24914, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["v"] at [9, 10, 11]);
-}
-
-#[differentiable(second_order)]
-fn p79_h0(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * -0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p79_h1(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p79_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    let _ = p79_h1(y, s);
-    p79_h0(s * 1.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p79_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
-}
-#[differentiable(second_order)]
-fn p79_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p79_h3(&v[1..], s * 1.5) + p79_h3(v, s).sin()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p79(xs: &[f64], b: f64, a: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[5] * a + s1[1]).sin() + s1[s1.len() - 1] * 0.5;
-        let mut buf3 = xs[1..3].to_vec();
-        p79_h0(b, &xs[3..], &mut buf3);
-        let t4 = p79_h1(&mut buf3, a * 0.6).tanh();
-        let (h5, c6) = buf3.split_at_mut(1);
-        let t7 = c6[0] * 0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = buf3[0] + buf3[1] * 0.5;
-        let t9 = p79_h4(s1, t2.tanh());
-        let mut buf10 = vec![1.5; 3];
-        p79_h0(t8.tanh(), xs, &mut buf10);
-        let t11 = p79_h1(&mut buf10, t8.tanh()).tanh();
-        let t12 = p79_h2(&mut buf10, &s1[0..], t9.tanh()).tanh();
-        for v13 in buf10.iter_mut() {
-            *v13 = (*v13 * t8.tanh()).tanh();
-        }
-        let (h16, c17) = buf10.split_at_mut(1);
-        p79_h0(t2.tanh(), s1, h16);
-        let _ = p79_h1(c17, b * 0.75);
-        let t18 = c17[0] * 0.6 + h16[h16.len() - 1] + c17.len() as f64 * 0.1;
-        let t19 = buf10[0] + buf10[2] * 0.75;
-        let t20 = p79_h4(&s1[5..], t9.tanh()).sin();
-        let s21 = &xs[0..5];
-        let t22 = (s21[0] * a + s21[4]).sin() + s21[s21.len() - 1] * -0.5;
-        t22 + t20 + t19 + t18 + t12 + a * 0.3
-    }
-    check_p79(seed = 0xd48c786e550ab480, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p80(b: f64, a: f64) -> f64 {
-        let mut b = b;
-        b += ((a + a) * (a - 0.25) * 0.25).atan();
-        b = (a * (b * 0.5).sin()).clamp(-0.75, 0.75);
-        b = ((b * 0.5).sin() * ((b * 0.5).tanh().sin().exp() * 0.5).sin()).atan();
-        (b * 0.5).atan().sin()
-    }
-    check_p80(seed = 0x7b0355164538ebe3, inputs = 2, calls = [], at = |p| (p[0], p[1]),
+    check_p59(seed = 0x4e3d2cc046eb2a36, inputs = 2, calls = [], at = |p| (p[0], p[1]),
         params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p81(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = v.to_owned();
-        let t2 = &t1 + x;
-        let t3 = v.to_owned();
-        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.dot(&t1) * 0.1
+    fn p60(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v + &(v / &v.mapv(|q| q * q + 1.0));
+        for _ in 0..n {
+            t1 = ((x - v).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &(x / &t1.mapv(|q| q * q + 1.0)) / &(x.mapv(|q| q * q * 0.5 - q)).mapv(|q| q * q + 1.0);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
     }
-    check_p81(seed = 0xea15d4c49f108c87, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2),
-        params = ["s"] at [12]);
+    check_p60(seed = 0xbfdc9f90561e198d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p61(b: f64, c: f64, a: f64) -> f64 {
+        let o0: Option<f64> = if 1.5_f64.sin() > 0.5 { Some((a + (b - b)) * 0.5) } else { None };
+        let t2: f64 = match o0 { Some(u1) => ((p27(u1 * 0.5, 0.2 - (p39(((c - u1) * 0.25).tanh(), c.atan(), 3, 0.2 + c, b) * 0.5).atan()) * 0.25).atan() / (1.0 + u1 * u1) * 0.5).tanh().powi(2), None => b.powi(2).ln_1p() };
+        let k3 = ((a * a * 0.5).atan().abs() * 2.0) as usize % 3;
+        let mut acc4 = 0.9_f64.powi(2).powi(2).ln_1p();
+        match k3 {
+            0 | 1 => {
+                if c / (2.0 + 2.0_f64.cos()) > c {
+                    let b = b * 0.25;
+                }
+            }
+            _ => {
+                let t5 = if c.abs() < 0.3 { t2 } else { (acc4 + b) / (1.5 + acc4.tanh().tanh()) };
+            }
+        }
+        acc4.tanh() + 0.1 * t2 + 0.5 * t2
+    }
+    check_p61(seed = 0xf755e6d8f13b876e, inputs = 3, calls = [p27, p39], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p62(b: f64, a: f64) -> f64 {
+        let mut a = a;
+        let t0 = (1.5 + b.sin()).powf(a.tanh());
+        for i in 0..1 {
+            if 2.0_f64.tanh() > -0.2 {
+                a += (b + (a * 0.5).sin()).powi(3) * 0.05;
+                let mut acc1 = (a * 0.5 - a * 0.5).tanh();
+                for j in 0..4 {
+                    let t3 = { let u2 = (acc1 * 0.1).sin().clamp(-0.75, 0.75) - (acc1 * 0.1).atan() * i as f64; b - (p12(1.25_f64.atan()) * 0.5).tanh() - 1.0 };
+                    a = (2.0 + t0.sin()).log10().min(1.5);
+                }
+            }
+            a = f64::atan(t0.powi(2));
+        }
+        let t0 = t0 - 1.25;
+        let t4 = if b.abs() > t0 * 0.5 && b < 0.3 { f64::sin(b * (a * 0.1).tanh()) } else { (p18(f64::tanh((a * 0.1).atan()), b, 1) * 0.5).atan() };
+        1.5 * t4 + (t0 * 0.5).sin() + (a * 0.1).atan().sin() + b.cos()
+    }
+    check_p62(seed = 0xca924d5dc85c1560, inputs = 2, calls = [p12, p18], at = |p| (p[0], p[1]));
 }
 
 #[differentiable(second_order)]
-fn p82_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
+fn p63_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
+    }
+    y[0] = (y[0] * 0.25 + s).sin();
 }
 #[differentiable(second_order)]
-fn p82_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p82_h0(&v[1..], s * 0.3) + p82_h0(v, s).cos()
-}
-#[differentiable(second_order)]
-fn p82_h2(y: &mut [f64], s: f64) -> f64 {
+fn p63_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+        y[i] += (s * x[i % x.len()]).cos() * 1.5;
+    }
+}
+#[differentiable(second_order)]
+fn p63_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p63_h0(y, s);
+    p63_h1(s * 0.75, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable(second_order)]
+    fn p63(b: f64, a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let mut buf1 = xs[5..8].to_vec();
+        p63_h0(&mut buf1[0..], w[2] * -0.5);
+        let t2 = buf1[0] + buf1[2] * 0.25;
+        let mut buf3 = xs[4..6].to_vec();
+        let t4 = p63_h2(&mut buf3, &xs[..], a).tanh();
+        let _ = p63_h2(&mut buf3, &xs[2..=7], w[0]);
+        let t5 = p63_h2(&mut buf3, &xs[0..], w[2] * 0.25).tanh();
+        let (h6, c7) = buf3.split_at_mut(1);
+        p63_h1(t5.tanh(), &xs[..7], h6);
+        p63_h1(w[0], &xs[0..], c7);
+        let t8 = c7[0] * 1.5 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
+        let t9 = buf3[0] + buf3[1] * 0.3;
+        let mut buf10 = xs[1..3].to_vec();
+        p63_h1(w[0], xs, &mut buf10);
+        let t11 = p63_h2(&mut buf10, &xs[..4], t5.tanh()).tanh();
+        let t12 = buf10[0] + buf10[1] * 0.5;
+        t12 + t11 + t9 + t8 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p63(seed = 0x9237b3a139bfa2a3, inputs = 13, calls = [], at = |p| (p[0], p[1], <[f64; 3]>::try_from(&p[2..5]).unwrap(), &p[5..13]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p64(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (s) - &((v * (s)).mapv(f64::sin));
+        let mut t2 = x.to_owned();
+        if n % 2 == 0 {
+            t2 = x.mapv(f64::tanh);
+        }
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p64(seed = 0x78d96d65feedf90a, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+#[differentiable(second_order)]
+fn p65_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p65_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.25;
+    t + p65_h0(&v[1..], s * 0.6) + p65_h0(v, s).sin()
+}
+#[differentiable(second_order)]
+fn p65_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p65_h3(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 1.5;
+    }
+}
+#[differentiable(second_order)]
+fn p65_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p65_h2(y, s);
+    p65_h3(s * 1.5, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p65_h5(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * -0.5 + p65_h5_b(v, s * 0.3, k - 1).sin()
+    }
+}
+
+#[differentiable(second_order, recursive)]
+fn p65_h5_b(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        v[v.len() - 1] * s
+    } else {
+        p65_h5(v, s + -0.5, k - 1) * v[0]
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p65(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let t1 = p65_h1(&xs[..], w[2]);
+        let mut buf2 = vec![0.75; 3];
+        for _ in 0..2 {
+            p65_h4(&mut buf2, xs, t1.tanh());
+        }
+        for _ in 0..2 {
+            p65_h2(&mut buf2, t1.tanh());
+        }
+        let t3 = buf2[0] + buf2[2] * 0.3;
+        let t4 = p65_h1(&xs[..], t1.tanh()).sin();
+        let t5 = p65_h5(&buf2[..1], a * 0.6, 1);
+        let mut buf6 = vec![0.75; 4];
+        for _ in 0..2 {
+            p65_h2(&mut buf6[0..3], w[2]);
+        }
+        for _ in 0..2 {
+            p65_h4(&mut buf6[..3], &buf2[..2], w[2]);
+        }
+        for _ in 0..3 {
+            p65_h4(&mut buf6[..], &w, t1.tanh());
+        }
+        let t7 = buf6[0] + buf6[3] * 0.75;
+        t7 + t5 + t4 + t3 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p65(seed = 0x30412738d24333c7, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p66(a: f64, c: f64, b: f64) -> f64 {
+        let mut acc0 = b.min(c).max(a);
+        let mut k1 = 0;
+        loop {
+            if k1 < 1 {
+                let t3 = { let u2 = f64::tanh((1.0 + a.powi(2)).cbrt()); (acc0 * 0.1).sin() - 0.75 + u2.powi(2) };
+                if a > -0.4 {
+                    let mut k4 = 0;
+                    loop {
+                        acc0 += ((p40((((p18((1.0 + (acc0 * 0.02).sin().powi(2)).ln(), -a, 1) * 0.5).atan() - k4 as f64) * 0.25).tanh(), (k1 as f64 * k1 as f64 * 0.05).tanh(), ((k4 as f64 - a) * 0.25).sin(), -b) * 0.25).tanh().sinh().tanh().sinh() * 0.5).atan();
+                        acc0 /= (2.0 + (0.6 * b).cos());
+                        k4 += 1;
+                        if ((acc0 * 0.02).sin() - a > a) || k4 >= 3 { break; }
+                    }
+                }
+            }
+            acc0 -= b;
+            k1 += 1;
+            if ((1.0 + a.powi(2)).cbrt() > a) || k1 >= 5 { break; }
+        }
+        for i in (0..4).rev() {
+            let mut k5 = 0;
+            loop {
+                let t6 = (1.5 + (c + c - ((acc0 * 0.02).atan() + (acc0 * 0.02).sin())).cos()).sqrt();
+                acc0 = a + b * (acc0 * 0.02).sin();
+                k5 += 1;
+                if (((i as f64).tanh()) > k5 as f64) || k5 >= 4 { break; }
+            }
+            acc0 += f64::min((1.0 + b.powi(2)).ln(), c);
+        }
+        2.0 * (acc0 * 0.02).tanh() + b.cos() + 1.25 * a
+    }
+    check_p66(seed = 0xa6d07fcb2896a883, inputs = 3, calls = [p18, p40], at = |p| (p[0], p[1], p[2]));
+}
+
+#[differentiable(second_order)]
+fn p67_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.6;
+    }
+}
+#[differentiable(second_order)]
+fn p67_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
 #[differentiable(second_order)]
-fn p82_h3(s: f64, x: &[f64], y: &mut [f64]) {
+fn p67_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p67_h1(y, s);
+    p67_h0(s * 0.6, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p67_h3(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.75).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable(second_order)]
+    fn p67(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.6; 3];
+        for _ in 0..3 {
+            p67_h0(a, &xs[5..], &mut buf1);
+        }
+        for _ in 0..3 {
+            p67_h2(&mut buf1, &xs[..], a);
+        }
+        let t2 = buf1[0] + buf1[2] * 1.5;
+        let t3 = p67_h3(&xs[3..], t2.tanh()).sin();
+        let arr4: [f64; 3] = [t2.tanh(), xs[5] * 0.25, (a).sin()];
+        let [e6, e7, e8] = arr4;
+        let t5 = e6 * e8 + arr4[1] * e7;
+        let s9 = &xs[..];
+        let t10 = (s9[1] * t2.tanh() + s9[0]).sin() + s9[s9.len() - 1] * 1.5;
+        let s11 = &s9[..4];
+        let t12 = (s11[3] * t5.tanh() + s11[0]).sin() + s11[s11.len() - 1] * 0.75;
+        t12 + t10 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p67(seed = 0x26dedca28ce53dff, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p68(b: f64, c: f64, a: f64) -> f64 {
+        let t0: f64 = (2.0 + a.cos()).recip();
+        let mut c = c;
+        for i in (0..8).step_by(2) {
+            let mut w1 = 0;
+            while w1 < 2 {
+                if i == 3 {
+                    let t0 = t0 * ((c * 0.05).sin() - b);
+                    let mut acc2 = b.tanh().cosh().clamp(-0.75, 0.75);
+                } else if i > 4 {
+                    if w1 % 2 == 0 {
+                        if i + i < 8 {
+                            let t3 = if (b + i as f64) > a { (c * 0.05).sin().hypot(a) + b * 2.0 } else { t0 };
+                        } else if i % 2 == 0 {
+                            let t4 = match w1 % 3 { 0 => b, 1 => b, _ => w1 as f64 - 0.25 * (p12(b * 0.25) * 0.5).atan() };
+                        } else {
+                            c = b;
+                        }
+                    } else {
+                        if (i as f64) > t0 || (c * 0.05).tanh() < 0.5 {
+                            match w1 {
+                                0 => {
+                                    for l in 0..2 {
+                                        c += b;
+                                        c += (c * 0.02 - 2.0).mul_add(1.25 * b, 0.2 * (c * 0.02).tanh()) * 0.1;
+                                    }
+                                }
+                                _ => {
+                                    for l in (0..1).rev() {
+                                        c += t0;
+                                    }
+                                }
+                            }
+                        } else {
+                            for l in 0..1 {
+                                let t5 = if b.cos() > 0.0 { (c * 0.02).atan().atan2(1.5 + t0.cos()) - ((c * 0.02).atan() + t0) } else { (1.0 + (l as f64).powi(2)).ln() - 0.75 / (1.0 + (c * 0.02).sin().powi(2)) };
+                                c = f64::atan((2.0 + (t5 * 0.5).atan().cos()).recip());
+                            }
+                        }
+                    }
+                } else {
+                    if w1 > 1 {
+                        c += (a * t0 * b.mul_add(a, (p15(f64::cos(w1 as f64)) * 0.5).sin()) * 0.25).tanh();
+                    } else {
+                        c = ((c * 0.02).tanh() + (c * 0.02).sin()).sin();
+                    }
+                }
+                c = ((c * 0.02).sin() * (b.powi(2) * 0.5).sin()).tanh();
+                w1 += 1;
+            }
+            c += a;
+        }
+        (c * 0.02).atan() - 1.0 * t0 - b
+    }
+    check_p68(seed = 0x9ab11afc7656a0e2, inputs = 3, calls = [p12, p15], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p69(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        let r5 = loop {
+            for j in 0..2 {
+                match j {
+                    0 => {
+                        let t2: f64 = b.sin().abs();
+                    }
+                    _ => {
+                        if j + j < 2 {
+                            let t3 = match j { 0 => j as f64, _ => -(j as f64 - b) * 0.5 };
+                        } else {
+                            let t4 = 1.0 * 0.75 * (a - (p8((k1 as f64 * b * 0.25).atan()) * 0.5).sin()).powi(2);
+                        }
+                    }
+                }
+                acc0 += (1.5 + b.sin()).powf(a.tanh()).powi(3) * 0.05;
+            }
+            acc0 /= (1.0 + (1.0 - acc0 * 0.05).powi(2));
+            k1 += 1;
+            if (-(acc0 * 0.05) > (acc0 * 0.05).sin()) || k1 >= 5 { break (acc0 * 0.05).atan() - a; }
+        };
+        acc0 /= (1.0 + a.sin().powi(2));
+        let r5 = (r5 * 0.5).atan() - 0.75_f64.atan();
+        let t6 = b;
+        if f64::atan(a) < 0.1 {
+            return (2.0 + a.cos()).recip() * (p39(t6.atan(), (acc0 * 0.05).atan().atan(), 3, (acc0 * 0.05).sin(), 1.5_f64.cos()) * 0.5).sin().cos();
+        }
+        let mut k7 = 0;
+        loop {
+            for j in (0..3).rev() {
+                let t8: f64 = j as f64 * k7 as f64;
+                acc0 /= (2.0 + (t8 * 0.25).tanh().cos());
+            }
+            acc0 += (((r5 * 0.5).tanh() + a).atan() * 0.5).tanh();
+            k7 += 1;
+            if (1.0 - (r5 * 0.5).atan() < 0.7 && t6 < -0.2) || k7 >= 4 { break; }
+        }
+        t6 + r5 * 0.5 + (acc0 * 0.02).atan()
+    }
+    check_p69(seed = 0xa86ee442a20a3859, inputs = 2, calls = [p8, p39], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p70(a: f64, xs: &[f64], c: f64, b: f64) -> f64 {
+        let mut acc0 = (p39(a, (1.5 + c.cos()).sqrt(), 3, c, (c.hypot((p62(c, (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).hypot(c) * 0.5).atan()) * 0.5).atan()) * 0.5).tanh()) * 0.5).sin() - a;
+        let mut w1 = 0;
+        while w1 < 1 {
+            let t2 = 0.2 * (0.5 * (a * b).tanh()).acos();
+            acc0 = ((acc0 * 0.5).sin() * (xs[w1] * (acc0 * 0.5).tanh())).atan();
+            w1 += 1;
+        }
+        match ((a.sin().exp() * 0.5).tanh().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t3 = match ((1.0 + c.powi(2)).ln().abs() * 2.0) as usize % 3 { 0 => c.mul_add(c.sin().exp2(), 0.3_f64.atan()) * 0.5, 1 => acc0 * 0.5 * xs[1] * (0.6 * xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>()) * 0.25, _ => ((a * a - xs[1]) * 0.5).sin() };
+                let flag4 = a > -0.2;
+            }
+            1 => {
+                if 0.1 * c > 0.3 {
+                    let acc0 = (acc0 * 0.5).tanh() - c.abs();
+                } else {
+                    match ((0.3 * b).abs() * 2.0) as usize % 3 {
+                        0 => {
+                            let acc0 = (acc0 * 0.5).tanh() - b.mul_add(b, xs[3]);
+                        }
+                        1 => {
+                            for i in 0..3 {
+                                if (c / (1.5 + (i as f64).tanh())) > i as f64 {
+                                    acc0 *= (0.2 + a).tanh();
+                                }
+                                acc0 = (acc0 * 0.1).tanh();
+                            }
+                        }
+                        _ => {
+                            if (acc0 * 0.1).sin() > b {
+                                for (i, q5) in xs.iter().enumerate() {
+                                    let b = b + -0.6;
+                                    acc0 = ((acc0 * 0.05).tanh() + (xs[i].hypot(a) * 0.5).sin()).atan();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                let mut acc6 = (((acc0 * 0.05).sin() / (2.0 + xs[3].cos()) + (b + xs[0])) * 0.5).tanh();
+            }
+        }
+        (acc0 * 0.05).atan() + 1.0 * c
+    }
+    check_p70(seed = 0xe094b775468a7928, inputs = 7, calls = [p39, p62], at = |p| (p[0], &p[1..5], p[5], p[6]),
+        params = ["b", "a"] at [6, 0]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p71(b: f64, a: f64) -> f64 {
+        let mut acc0 = ((b.cos() - -a) * 0.5).tanh();
+        match ((b / (1.0 + a.powi(2)) * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 => {
+                let t1: f64 = 0.9;
+            }
+            1 => {
+                let mut w2 = 0;
+                while w2 < 3 {
+                    if b > b {
+                        for j in 0..1 {
+                            let mut acc3 = f64::min(0.5, acc0 * 0.1);
+                            acc0 += ((p39(b * 1.0, ((acc3 - 0.5) * 0.5).tanh(), 3, (b / (2.0 + 0.1_f64.cos()) * 0.5).tanh(), ((a + acc3) * 0.25).atan()) * 0.5).sin() + acc3).clamp(-0.75, 0.75);
+                        }
+                    }
+                    acc0 = b;
+                    w2 += 1;
+                }
+            }
+            _ => {
+                let t4 = (a * (p62((a.mul_add(acc0 * 0.1, 0.75) * 0.25).tanh(), -b) * 0.5).tanh()).powi(3);
+                acc0 = ((a.cos() - a * a) * 0.5).atan();
+            }
+        }
+        let acc0 = (acc0 * 0.1).tanh() + (acc0 * 0.1).cos();
+        let mut acc5 = ((a - acc0 * 0.5) * 0.5).sin().powi(2);
+        if a - b < 0.0 {
+            let t6 = (acc0 * 0.5 * 0.5).tanh().powi(2) + b.tanh();
+            acc5 *= 1.0 + (1.5 + acc5.sin()).powf(acc5.tanh()).tanh();
+        } else {
+            let t7 = (1.5 + 0.3_f64.sin()).powf((acc0 * 0.5).atan().powi(3).tanh()).powi(3);
+        }
+        acc5 + (acc0 * 0.5).atan().cos() - a
+    }
+    check_p71(seed = 0x0df22f69e41d1310, inputs = 2, calls = [p39, p62], at = |p| (p[0], p[1]),
+        params = ["a"] at [1]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p72(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.25 * a.hypot(b);
+        if (p66((2.0 + a.sin()).ln(), (((p69(f64::sin(acc0), 2.0_f64.atan()) * 0.25).atan() - acc0) * 0.5).atan(), b) * 0.5).atan().mul_add(acc0, b) > 0.1 {
+            let c1 = |u2: f64| f64::cos(acc0 / (1.0 + u2.powi(2)));
+            let t3: f64 = c1(f64::sin(1.25).mul_add(a * 0.1, b.powi(3)) * 0.5) - 0.5 * c1((b.powi(3) * 0.5).atan());
+            let t4 = match ((1.0 * a).abs() * 2.0) as usize % 3 { 0 => acc0, 1 => (0.1 * b).asinh(), _ => (0.5 * (1.0 + b.powi(2)).ln().tanh()).acos() };
+        }
+        let mut k5 = 0;
+        let r8 = loop {
+            if k5 % 3 == 1 {
+                let mut k6 = 0;
+                loop {
+                    let mut acc7 = 1.0;
+                    acc7 *= (acc0 * 0.02).tanh().cos().tanh();
+                    k6 += 1;
+                    if (0.25 * acc7 > 2.0 && a < 0.3) || k6 >= 3 { break; }
+                }
+            }
+            acc0 = ((acc0 * 0.02).tanh() * (2.0 + a.sin()).ln()).sin();
+            k5 += 1;
+            if (a - a > a) || k5 >= 5 { break a.sin() / (2.0 + (b - 0.25).cos()); }
+        };
+        (acc0 * 0.02).cos() + b
+    }
+    check_p72(seed = 0xfc48f392f3f5bf49, inputs = 2, calls = [p66, p69], at = |p| (p[0], p[1]));
+}
+
+#[differentiable(second_order)]
+fn p73_h0(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.25;
     }
 }
 #[differentiable(second_order)]
-fn p82_h4(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p82_h2(y, s);
-    p82_h3(s * 0.6, &x[1..], y);
+fn p73_h1(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).sin()
+    } else {
+        v[k % v.len()] * 0.75 + p73_h1(v, s * 0.3, k - 1).sin()
+    }
 }
 #[differentiable(second_order)]
-fn p82_h5(v: &[f64], s: f64) -> Option<f64> {
+fn p73_h2(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+#[differentiable(second_order)]
+fn p73_h3(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p73_h2(y, s);
+    p73_h0(s * 0.3, &x[1..], y);
+}
+program! {
+    #[differentiable(second_order)]
+    fn p73(b: f64, a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 2];
+        for i in 0..2 {
+            buf1[i] = xs[i + 4] * w[2];
+        }
+        p73_h0(w[2], xs, &mut buf1);
+        buf1.iter_mut().for_each(|v2| *v2 = (*v2 * b * 0.75).tanh());
+        let t5 = buf1[0] + buf1[1] * -0.5;
+        let t6 = p73_h1(&xs[..], t5.tanh(), 1);
+        let mut buf7 = xs[1..3].to_vec();
+        let t8 = p73_h2(&mut buf7, t6.tanh()).tanh();
+        p73_h3(&mut buf7, &w, b);
+        buf7[1..].copy_from_slice(&xs[1..2]);
+        let t12 = buf7[0] + buf7[1] * 0.3;
+        t12 + t8 + t6 + t5 + w[1] * 0.5 + a * 0.3
+    }
+    check_p73(seed = 0xff8261e64eec628f, inputs = 13, calls = [], at = |p| (p[0], p[1], <[f64; 3]>::try_from(&p[2..5]).unwrap(), &p[5..13]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p74(a: f64) -> f64 {
+        let t0 = a;
+        let t1 = if f64::tanh(t0) < 0.25 { t0 / (2.0 + t0.cos()) * a.sin() } else { t0 * 0.6 * (1.0 + a.powi(2)).cbrt() };
+        let t2 = f64::min(t0.tanh(), a.sin());
+        0.25 * t2 - (t1 * 0.5).atan() - t0
+    }
+    check_p74(seed = 0x01dd4be079b7fd28, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p75(b: f64, xs: &[f64], a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 1 && (c.cos().exp_m1() > -0.1) {
+            let o2: Option<f64> = if w1 % 2 == 0 { Some((((1.5 + xs[1].sin()).powf(xs[xs.len() - 1 - w1].tanh()) - a * (p40(a / (2.0 + xs[w1].cos()) * 0.5, c, ((w1 as f64 - xs[xs.len() - 1 - w1]) * 0.5).sin(), c * 0.6) * 0.25).sin()) * 0.5).atan()) } else { None };
+            let t4: f64 = match o2 { Some(u3) => (1.5 + (w1 as f64 * c).cos()).sqrt(), None => (xs[w1].mul_add(b, c) * 0.5).sin() };
+            let t5 = xs.iter().map(|q| q.cos()).product::<f64>() / (2.0 + b.cos()) + xs[w1] * c;
+            let t6 = (c * c).hypot(1.0 * (t5 * 0.5).tanh());
+            acc0 *= ((t5 * 0.5).atan() - xs[xs.len() - 1 - w1]).tanh();
+            acc0 *= 0.5 + 0.4 * ((t6 * 0.5).atan() + xs[w1]).sin();
+            w1 += 1;
+        }
+        let t9: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u7, &w8)| f64::max(xs[2], xs.iter().map(|q| q * u7).sum::<f64>().max(c)) * (0.5 * w8)).sum();
+        let acc0 = (acc0 * 0.1).sin() * 1.0;
+        acc0 + (t9 * 0.05).atan().cos() + b
+    }
+    check_p75(seed = 0x2c2c82dc93df028c, inputs = 6, calls = [p40], at = |p| (p[0], &p[1..4], p[4], p[5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p76(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let mut acc0 = 1.0;
+        if n < 1 {
+            for i in (0..1).rev() {
+                for j in 0..2 {
+                    let o1: Option<f64> = if n > 1 { Some(xs[n].tanh().exp_m1().atan()) } else { None };
+                    let t3: f64 = match o1 { Some(u2) => xs.iter().map(|q| q * a).sum::<f64>() / (1.5 + u2.cos().tanh()), None => a - a };
+                    acc0 *= 0.5 + 0.4 * a.sin();
+                }
+                acc0 *= 0.3_f64.tanh();
+            }
+        } else {
+            let t6: f64 = xs[1..3].iter().map(|u4| { let u4 = *u4; 0.2_f64 }).sum();
+        }
+        acc0 = ((acc0 * 0.05).sin() + a.tanh()).tanh();
+        (acc0 * 0.05).tanh() + a
+    }
+    check_p76(seed = 0x959102c4ef45d70d, inputs = 4, calls = [], at = |p| (p[0], 1, &p[1..4]));
+}
+
+#[differentiable(second_order)]
+fn p77_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 1.5).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+program! {
+    #[differentiable(second_order)]
+    fn p77(xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[2] * a + s1[2]).sin() + s1[s1.len() - 1] * -0.5;
+        let mut arr3 = [0.5_f64; 3];
+        arr3[2] = t2.tanh();
+        arr3[0] = xs[1] * 0.6;
+        arr3[1] = (a).sin();
+        let t4 = arr3[0] * arr3[0];
+        let t5 = p77_h0(s1, t2.tanh()).sin();
+        t5 + t4 + t2 + a * 0.3
+    }
+    check_p77(seed = 0xfdb93415982abc02, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p78(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 1..xs.len() {
+            acc = acc + (((a).sin()).sin()).tanh() - (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh();
+            let t1 = ((((1.0 + ((xs[i - 1]).cos() * xs[i - 1]) * ((xs[i - 1]).cos() * xs[i - 1])).ln()) * 0.5).exp()).tanh() * 1.5;
+            acc -= (a).tanh();
+        }
+        acc
+    }
+    check_p78(seed = 0xf6eb311aeddacf72, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable(second_order)]
+fn p79_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.6).cos();
+    }
+    acc * 0.25 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p79_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in 0..y.len() {
+        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+    }
+    y[0] * y[y.len() - 1]
+}
+program! {
+    #[differentiable(second_order)]
+    fn p79(ys: &mut [f64], a: f64, xs: &[f64], b: f64) -> f64 {
+        let t1 = p79_h0(&xs[4..], a);
+        let s2 = &xs[..6];
+        let t3 = (s2[0] * a + s2[4]).sin() + s2[s2.len() - 1] * 1.5;
+        let t4 = p79_h0(&xs[2..], b);
+        let s5 = &xs[..7];
+        let t6 = (s5[3] * t1.tanh() + s5[2]).sin() + s5[s5.len() - 1] * 1.5;
+        let _ = p79_h1(ys, t1.tanh() * 0.6);
+        let t7 = ys[2] * 0.5;
+        t7 + t6 + t4 + t3 + t1 + ys[2] + a * 0.3
+    }
+    check_p79(seed = 0x384bd5e151ee3255, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11], p[11]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p80(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x.mean_axis(Axis(1)).unwrap()).powi(2);
+        if n % 2 == 0 {
+            t1 = (x / &v.mapv(|q| q * q + 1.0)).column(1).to_owned();
+        }
+        let t2 = &(t1.dot(x) * 0.3) - &t1;
+        let mut t3 = v.to_owned();
+        if n % 3 == 0 {
+            t3 = (&t1 + x).sum_axis(Axis(1)) * 0.3;
+        }
+        t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1
+    }
+    check_p80(seed = 0x8682e23d6c6c3dcc, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p81(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = f64::sin(a * b);
+        for i in 0..4 {
+            let t1 = if (xs.iter().map(|q| q.cos()).product::<f64>().min(i as f64)) < 0.0 { xs[i].asinh() / (2.0 + b.cos()) } else { b * b - xs[i].tanh() };
+            acc0 /= (1.0 + ((t1 * 0.5).tanh() * 0.1).powi(2));
+        }
+        acc0 /= (1.0 + a.atan2(1.5 + xs[0].cos()).powi(2));
+        acc0 * 0.1 + a + 0.5 * a
+    }
+    check_p81(seed = 0x199865aaa21c5bb5, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p82(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a) * ((a).cos() * a) + xs[4]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            let t2 = (((a + t1).sin()).cos() * a).tanh() * 1.5;
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += (xs[i] * (j as f64 + 0.5)).sin();
+            }
+            extra = extra + ((((xs[i]) * 0.5).exp()).tanh()).tanh() - (((((xs[i]) * (t2)).cos() * t2) * 0.5).exp()).tanh();
+            acc -= (t3).tanh();
+            if i + 1 < xs.len() {
+                acc = acc + (xs[i + 1]).tanh() - ((1.0 + ((1.0 + (0.88_f64) * (0.88_f64)).ln()) * ((1.0 + (0.88_f64) * (0.88_f64)).ln())).ln()).tanh();
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (((1.0 + (t2) * (t2)).ln()).cos() * xs[i] * (j as f64 + 0.5)).sin();
+                }
+                acc += (((t4) * 0.5).exp()).tanh();
+            }
+            acc += (((xs[i] - xs[i]).sin()) * (xs[i])).tanh();
+            carried = carried * 0.5 + ((xs[i]).sin()).tanh();
+            acc += carried;
+        }
+        let r = acc;
+        r
+    }
+    check_p82(seed = 0x2550c8b09a083213, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable(second_order)]
+fn p83_h0(v: &[f64], s: f64) -> Option<f64> {
     let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
     let h = head?;
-    Some(h * 1.5 + v[v.len() - 1] * 0.75)
+    Some(h * -0.5 + v[v.len() - 1] * -0.5)
 }
 #[differentiable(second_order)]
-fn p82_h6(v: &[f64], s: f64) -> [f64; 3] {
+fn p83_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.5;
+    r[0] = (v[0] * s).sin();
+    r[1] = v[1] * -0.5;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
+#[differentiable(second_order)]
+fn p83_h2(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.5).sin();
+    }
+    acc * 0.5 + v[0] * v[v.len() - 1]
+}
 program! {
     #[differentiable(second_order)]
-    fn p82(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let s1 = &xs[1..6];
-        let t2 = (s1[3] * b + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let t3 = p82_h1(&s1[0..], t2.tanh());
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 1] * b * 0.25;
-        }
-        for _ in 0..3 {
-            p82_h4(&mut buf4, &s1[0..], b * 0.5);
-        }
-        let t5 = buf4[0] + buf4[1] * 0.6;
-        let t6 = match p82_h5(&xs[..7], a) { Some(v) => v, None => a * 0.6 };
-        let mut buf7 = vec![0.0; 2];
-        for i in 0..2 {
-            buf7[i] = xs[i + 1] * b;
-        }
-        p82_h4(&mut buf7, xs, t2.tanh());
-        let t8 = p82_h2(&mut buf7, a).tanh();
-        p82_h4(&mut buf7, &s1[2..=3], b);
-        let t9 = buf7[0] + buf7[1] * -0.5;
-        let arr10: [f64; 3] = [t3.tanh(), xs[6] * 0.6, (t6.tanh()).sin()];
-        let t11 = arr10[0] * arr10[2];
-        let arr12 = p82_h6(&xs[4..], a * 0.75);
-        let t13 = arr12[1] * arr12[2];
-        let _ = p82_h2(ys, t13.tanh());
-        let t14 = ys[1] * -0.5;
-        t14 + t13 + t11 + t9 + t8 + ys[2] + a * 0.3
+    fn p83(b: f64, xs: &[f64], a: f64) -> f64 {
+        let t1 = match p83_h0(&xs[0..], b * 0.6) { Some(v) => v, None => b * 0.6 * 0.5 };
+        let s2 = &xs[..];
+        let t3 = (s2[4] * b + s2[4]).sin() + s2[s2.len() - 1] * 0.3;
+        let arr4 = p83_h1(xs, t1.tanh());
+        let t5 = arr4[2] * arr4[2];
+        let t6 = p83_h2(s2, t3.tanh());
+        let s7 = &s2[5..=6];
+        let t8 = (s7[1] * b + s7[0]).sin() + s7[s7.len() - 1] * 0.3;
+        let t9 = p83_h2(&s7[..], t1.tanh()).sin();
+        let s10 = &s7[0..];
+        let t11 = (s10[1] * t3.tanh() + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
+        t11 + t9 + t8 + t6 + t5 + a * 0.3
     }
-    check_p82(seed = 0x7611ff5435e0b2bf, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], &mut p[10..13].to_vec()));
+    check_p83(seed = 0xbfda7ed8435a377c, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p83(b: f64, a: f64) -> f64 {
-        let mut acc0 = (a * a + a.min(a)) * 0.5;
-        let mut k1 = 0;
-        let r3 = loop {
-            let t2 = (a - k1 as f64).max(0.75 / (1.5 + a.tanh()));
-            acc0 -= ((1.0 + (a - a).powi(2)).sqrt() * 0.25).atan();
-            k1 += 1;
-            if (acc0 * 0.1 + acc0 * 0.1 < -0.4) || k1 >= 6 { break (acc0 * 0.1).sin(); }
-        };
-        acc0 /= (1.0 + (r3 * (p68(((1.0 + b.powi(2)).sqrt() * 0.5).tanh(), ((a - p61(0.3_f64.sin(), f64::atan((acc0 * 0.1).atan()))) * 0.5).sin()) * 0.5)).powi(2));
-        let t4 = if b > b && a < 0.7 { (acc0 * 0.1).atan().sin().sin() } else { b / (1.5 + (acc0 * 0.1).tanh().tanh()) / (1.5 + 1.25_f64.tanh()) };
-        let t5 = f64::atan(r3 / (1.0 + (t4 * 0.5).tanh().powi(2)));
-        let k6 = ((t4 * 0.5).sin().abs() * 2.0) as usize % 3;
-        match k6 {
-            0 => {
-                let t7 = b;
-            }
-            1 => {
-                let a = a * (2.0 + t5.sin()).cbrt();
-            }
-            _ => {
-                let t8: f64 = (acc0 * 0.1).tanh();
-                match ((acc0 * 0.1).atan().sin().abs() * 2.0) as usize % 3 {
-                    0 => {
-                        let t9 = (0.9 - (t4 * 0.5).tanh()).powi(3);
-                    }
-                    1 => {
-                        let t10: f64 = (t4 * 0.5).tanh();
-                    }
-                    _ => {
-                        for i in 0..1 {
-                            let flag11 = a.powi(2) > 0.1;
-                            acc0 = (1.0 + (1.5 * r3).powi(2)).ln();
-                        }
-                    }
-                }
-            }
-        }
-        1.25 * r3 + 1.25 * (acc0 * 0.1).sin() + b.sin()
-    }
-    check_p83(seed = 0x4404d64c6d275ed9, inputs = 2, calls = [p61, p68], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p84(b: f64, a: f64) -> f64 {
-        let t0 = (p58(b.atan(), 1, -b) * 0.5).atan().cos() * 1.25;
-        let mut acc1 = b * t0 * (1.5 + a.sin()).powf(b.tanh()) * 0.25;
-        if t0 + 2.0 > t0 {
-            acc1 = f64::min(f64::tanh(b), 0.25 * acc1);
-            if 0.2 < -0.4 {
-                if a.atan() < 0.1 || b < -0.2 {
-                    acc1 *= (2.0 + b.sin()).cbrt().cos();
-                } else {
-                    let t2 = match (a.abs() * 2.0) as usize % 3 { 0 | 1 => f64::cos(b * a), _ => (((acc1 * 0.5).atan() + b - b.cos().exp()) * 0.5).atan() };
-                }
-                return -(b * (p58((acc1 * acc1 * 0.1).sin(), 1, ((1.5 + 1.0_f64.sin()).powf(t0.tanh()) * 0.5).tanh()) * 0.5).atan());
-            }
-        } else {
-            acc1 -= ((t0 - 0.5_f64.powi(2)) * 0.5).atan();
-        }
-        let o3: Option<f64> = if 0.5_f64.clamp(-0.75, 0.75) > t0 { Some((1.5 + (0.2 + acc1 * 0.25).sin()).log(2.5 + (b - 0.3).cos())) } else { None };
-        let t5: f64 = match o3 { Some(u4) => f64::sin(t0) + b.sin().exp2(), None => (1.0 + (acc1 * 0.25).tanh().powi(2)).ln() };
-        for i in 1..=3 {
-            let b = b * t0.to_radians();
-            acc1 -= (1.5 + (acc1 * 0.1).sin().sin()).log(2.5 + a.cos()) * 0.25;
-        }
-        let mut k6 = 0;
-        let r8 = loop {
-            let t7 = a.cos().exp2();
-            acc1 += ((1.5 + (t5 * 0.5).atan().sin()).log(2.5 + t0.cos()) * 0.5).sin();
-            k6 += 1;
-            if ((acc1 * 0.1).powi(2).ln_1p() > b) || k6 >= 3 { break 1.5_f64.mul_add(b * t7, a.powi(3)); }
-        };
-        (r8 * 0.25).atan() - 0.1 * (t5 * 0.5).atan() + acc1 * 0.1 + 0.25 * t0
-    }
-    check_p84(seed = 0x3c9ae17bbdbce5b5, inputs = 2, calls = [p58], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p85(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..4 {
-            if b * c > 1.0 {
-                let o1: Option<f64> = if 0.9_f64.sin() > 0.25 { Some(b) } else { None };
-                let t3: f64 = if let Some(u2) = o1 { 2.0_f64 } else { b.max(b) };
-            } else if a.cos().exp() < -0.4 {
-                let t4 = b.tanh().tanh();
-            } else {
-                let b = b * (0.5 * b.tanh()).asin();
-            }
-            acc0 -= (c / (1.5 + a.tanh())).abs() * 0.5;
-        }
-        let t5 = (1.0 + (acc0 * 0.1).sin()) * (p80((p83((1.5 + (acc0 * 0.1).sin()).log(2.5 + c.cos()), (acc0 * 0.1).tanh() * 0.6) * 0.5 * 0.5).atan(), ((b - c) * 0.5).tanh()) * 0.3);
-        let c = c + a * 1.25;
-        let mut w6 = 0;
-        while w6 < 1 && ((c * 0.5).atan() > (c * 0.5).tanh()) {
-            let mut w7 = 0;
-            while w7 < 1 {
-                let t5 = t5 - f64::tanh(t5);
-                acc0 += (1.5 + b.sin()).powf(0.9_f64.tanh()).atan2(1.5 + (b * b).cos()) * 0.5;
-                w7 += 1;
-            }
-            acc0 -= (f64::tanh(b - (acc0 * 0.1).atan()) * 0.5).sin();
-            w6 += 1;
-        }
-        (c * 0.5).atan()
-    }
-    check_p85(seed = 0x7190ddb7e856d6e0, inputs = 3, calls = [p80, p83], at = |p| (p[0], p[1], p[2]),
-        params = ["c", "b"] at [0, 1]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p86(a: f64) -> f64 {
-        let mut acc0 = 0.0;
-        let mut k1 = 0;
-        loop {
-            let t2 = if a > a { (a * a).tanh() } else { a - 1.5 - a.tanh() };
-            let t3 = a * (t2 * 0.5).sin() + a / (1.0 + a * a) + (2.0 + f64::tanh(a).cos()).recip();
-            acc0 += (k1 as f64 * 1.25 * 0.1).tanh();
-            acc0 /= (1.0 + (-(acc0 * 0.1).tanh()).powi(2));
-            k1 += 1;
-            if ((t3 * 0.5).sin() > t3 * 0.5) || k1 >= 5 { break; }
-        }
-        let t4 = if p64((acc0 * 0.1).tanh() * a, ((a + (acc0 * 0.1).sin()) * 0.5).sin()).mul_add(a, 0.1) < -0.2 { a.atan() + a.max(a) } else { (acc0 * 0.1).atan() };
-        let o5: Option<f64> = if 1.5 > t4 * 0.5 { Some((((t4 * 0.5).sin() - acc0 * 0.1) * 0.5).sin()) } else { None };
-        let t7: f64 = match o5 { Some(u6) => a.hypot(1.0_f64.sin()), None => a * 2.0 };
-        if p65(a * (acc0 * 0.1).sin(), (a.powi(2) * 0.5).atan()) < 0.5 {
-            return (-(t4 * 0.5).atan()).powi(3);
-        }
-        acc0 = a;
-        let mut acc8 = 1.0;
-        (t7 * 0.5).tanh().tanh() + (t4 * 0.5).tanh().cos() - (acc0 * 0.1).tanh()
-    }
-    check_p86(seed = 0x40f650b4b3f7452b, inputs = 1, calls = [p64, p65], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p87(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() }).sum();
-        let mut acc3 = xs[1] - 0.3 * xs[2];
-        for i in 1..=4 {
-            acc3 *= 0.8 + 0.2 * (acc3 * 0.1).sin();
-            for j in 0..xs.len() {
-                let t5 = { let u4 = xs[j]; b * a };
-                match i {
-                    0 => {
-                        acc3 -= (a * 1.0 - (t2 * 0.02).atan().atan2(1.5 + xs[j].cos())) * 0.25;
-                    }
-                    1 => {
-                        if a > xs[j] {
-                            acc3 += f64::sin(xs[(i + 1) % 4] * 1.25) * 0.5;
-                        } else {
-                            let mut acc6 = ((b + (acc3 * 0.02).atan() + (acc3 * 0.02).tanh() / (1.5 + (acc3 * 0.02).sin().tanh())) * 0.5).tanh();
-                        }
-                    }
-                    _ => {
-                        let t7 = if 0.3 * 0.3 > -0.4 { t5 } else { (1.0 + 1.5_f64.powi(2)).ln().sin() };
-                    }
-                }
-                acc3 += (f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) + xs[(i + 1) % 4].atan()) * 0.25;
-            }
-        }
-        if (acc3 * 0.02).tanh() + xs[2] > 0.5 {
-            acc3 = ((acc3 * 0.02).atan() + xs[3].sin()).sin();
-        }
-        0.3 * (t2 * 0.02).sin() - a + 0.5 * xs[2]
-    }
-    check_p87(seed = 0x3d6845fcac3733da, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p88(xs: &[f64], n: usize, a: f64) -> f64 {
-        let a = a - f64::min(a, xs[xs.len() - 1 - n]);
-        let mut acc0 = (((a * 0.5).atan() / (1.0 + xs[2] * xs[2]) + (1.5 + xs.iter().map(|q| q * (a * 0.5)).sum::<f64>().sin()).log(2.5 + (a * 0.5).sin().cos())) * 0.5).sin();
-        for i in 0..3 {
-            acc0 /= (2.0 + (xs[n] * (a * 0.5).tanh()).cos());
-            for j in 0..xs.len() {
-                let t1 = (acc0 * 0.05).tanh().hypot(xs[j]) / (1.0 + (xs[j] / (1.0 + (acc0 * 0.05).sin().powi(2))).powi(2));
-                acc0 *= (t1 * 0.5).sin().asinh().tanh();
-            }
-            acc0 += (xs[i] * (a * 0.5).tanh() * 1.5 * 0.5).atan();
-        }
-        let t2 = xs.iter().map(|q| q * (a * 0.5).atan()).sum::<f64>().mul_add((acc0 * 0.02).sin(), (a * 0.5).atan());
-        let mut acc3 = 0.5;
-        let o4: Option<f64> = if n == 1 { Some(((acc0 * 0.02).atan() / (1.0 + xs[3].powi(2)) / (1.0 + ((acc0 * 0.02).tanh() * xs[n]).powi(2)) * 0.25).tanh()) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { f64::min((a * 0.5).sin(), u5).cos().exp_m1() } else { xs[xs.len() - 1 - n].tanh().sinh() };
-        if ((n as f64).asinh()) > (a * 0.5).atan() {
-            let acc0 = (acc0 * 0.02).sin() + (2.0 + xs.iter().map(|q| q * t6).sum::<f64>().sin()).ln();
-        }
-        for q7 in xs.iter() {
-            let mut acc0 = acc0;
-            acc3 += ((xs[n].mul_add((t2 * 0.25).tanh(), (acc0 * 0.02).atan()) + (a * 0.5).sin().mul_add(xs[xs.len() - 1 - n], *q7)) * 0.1).atan();
-        }
-        2.0 * t6 + acc3 * 0.1 - (t2 * 0.25).sin() - 0.5 * (acc0 * 0.02).atan()
-    }
-    check_p88(seed = 0x28dabdd67fe8ef98, inputs = 5, calls = [], at = |p| (&p[0..4], 3, p[4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p89(a: f64) -> f64 {
-        let t0 = (1.5 + a.mul_add(a, a).sin()).powf(a.powi(2).tanh());
-        let mut acc1 = 0.0;
-        let mut w2 = 0;
-        while w2 < 2 {
-            if a.max(t0) > 0.3 {
-                for j in 0..2 {
-                    acc1 *= 0.8 + 0.2 * (a - p77((2.0 + a.cos()).powi(-2), a.clamp(-0.75, 0.75), (t0 * 0.5).tanh())).sin();
-                }
-            } else if a.clamp(-0.75, 0.75) > -0.4 {
-                let mut w3 = 0;
-                while w3 < 3 {
-                    if ((w2 as f64).abs()) > (acc1 * 0.05).atan() {
-                        let t4 = match w2 { 0 => (2.0 + a.tanh().exp().sin()).cbrt(), _ => 0.75 * (acc1 * 0.05).tanh().cos().exp() };
-                    } else if t0.atan() > a || (w3 as f64) < -0.1 {
-                        for l in 0..2 {
-                            let t5 = 0.6 + (acc1 * 0.02).tanh();
-                            acc1 = a;
-                        }
-                    }
-                    acc1 /= (2.0 + (t0 - t0).cos());
-                    w3 += 1;
-                }
-            } else {
-                if w2 % 3 == 1 {
-                    for j in 0..4 {
-                        let acc1 = acc1 * 0.02 + (p51((1.5 + 0.5_f64.cos()).sqrt(), ((acc1 * 0.02 - 1.5) * 0.25).tanh()) * 0.5).atan();
-                    }
-                }
-            }
-            acc1 += 0.25_f64;
-            w2 += 1;
-        }
-        (acc1 * 0.02).cos() + t0 + a
-    }
-    check_p89(seed = 0xc55710410405d52b, inputs = 1, calls = [p51, p77], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p90(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * 0.5).exp() + a + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = if a > 0.02 { (xs[i]).tanh() } else { ((xs[i]) * 0.5).exp() };
-            extra += (((xs[i + 1]).tanh()).sin()).tanh();
-            if (((a).mul_add(0.5, t2)) * 0.5).exp() < -0.03 {
-                let t3 = if t1 > -0.13 { ((1.0 + (((0.97_f64).sin()).mul_add(0.5, t1)) * (((0.97_f64).sin()).mul_add(0.5, t1))).ln()).tanh() } else { (t2).cos() * t2 };
-                if xs[i + 1] < -0.03 {
-                    let t4 = (t1).tanh() * 1.5;
-                    extra -= ((((t1).mul_add(0.5, xs[i])).cos() * xs[i + 1]) * ((1.0 + (a) * (a)).ln() + ((xs[i + 1]) * 0.5).exp())).tanh();
-                } else {
-                    let t5 = if ((xs[i + 1]).sin()).sin() < -0.15 { ((xs[i + 1]).cos() * t2).tanh() } else { ((t3) * 0.5).exp() };
-                }
-            } else {
-                extra += ((t1).tanh()).tanh();
-            }
-            if ((xs[i + 1]) * (t1)).sin() < -0.49 {
-                let t6 = if xs[i + 1] < -0.46 { (xs[i]).tanh() } else { ((a) * 0.5).exp() };
-                acc = acc + ((1.0 + (((xs[i + 1]).cos() * xs[i]).sin()) * (((xs[i + 1]).cos() * xs[i]).sin())).ln()).tanh() - (xs[i + 1] - ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).sin()).tanh();
-            } else {
-                let t7 = (t1).tanh() * 1.5;
-            }
-            acc = acc + (xs[i + 1]).tanh() - (xs[i] - xs[i + 1]).tanh();
-        }
-        acc
-    }
-    check_p90(seed = 0x7e792bf52792866b, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p91(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[3]).tanh();
-        let t2 = (t1 - a + xs[0]).tanh();
+    fn p84(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a).cos() * a + xs[1]).tanh();
+        let t2 = ((t1).mul_add(0.5, t1) - (t1).sin() + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            let t3 = ((1.0 + (((xs[i]).mul_add(0.5, t1)).cos() * xs[i]) * (((xs[i]).mul_add(0.5, t1)).cos() * xs[i])).ln()).tanh() * 1.5;
-            acc = acc + (((xs[i] - t3).tanh()).mul_add(0.5, 0.30_f64)).tanh() - (((xs[i]).mul_add(0.5, t3)).cos() * a).tanh();
-            if i + 1 < xs.len() {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += (((t1).mul_add(0.5, a)).cos() * t1 * (j as f64 + 0.5)).sin();
-                }
-                acc += (((xs[i] + a) * (xs[i] + xs[i + 1])).mul_add(0.5, xs[i])).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((xs[i]).sin() * (j as f64 + 0.5)).sin();
             }
-            acc -= ((((1.0 + (t1) * (t1)).ln()).tanh()).mul_add(0.5, xs[i])).tanh();
+            if 0.12_f64 > -0.15 {
+                acc = acc + ((((-0.65_f64).cos() * xs[i]) * 0.5).exp()).tanh() - (t2).tanh();
+            } else {
+                let t4 = if t2 > -0.32 { (t1).tanh() } else { (-0.86_f64).cos() * t3 };
+            }
+            acc += (xs[i]).tanh();
         }
         acc
     }
-    check_p91(seed = 0xe4a280278a472cb3, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p84(seed = 0x68997221b8961370, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p92(n: usize, xs: &[f64], a: f64) -> f64 {
-        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; xs[(n + 1) % 3].atan2(1.5 + a.sin().cos()) }).sum();
-        let t3 = xs[n % xs.len()].mul_add(n as f64, xs[1]) - a.atan();
-        let mut acc4 = ((f64::max(xs[n % xs.len()], (t2 * 0.25).atan()) + xs[(n + 1) % 3]) * 0.5).sin();
-        let mut k5 = 0;
-        loop {
-            acc4 += ((xs[n % xs.len()] + a.atan2(1.5 + xs[2].cos())) * 0.25).atan();
-            if -(acc4 * 0.1).atan() < -0.4 {
-                acc4 += (t2 * 0.25).atan() * 0.3 * (acc4 * 0.1).tanh();
-            }
-            acc4 *= 0.8 + 0.2 * (a + (t2 * 0.25).atan()).sin();
-            k5 += 1;
-            if (-xs[0] < -0.4) || k5 >= 4 { break; }
-        }
-        if xs[(n + 1) % 3] < 0.1 {
-            acc4 += (((1.5 + (t3 * 0.25).sin()).powf((t2 * 0.25).atan().tanh()) + (t2 * 0.25).tanh().tanh()) * 0.25).tanh();
-            return (t3 * 0.25).powi(2).ln_1p() / (2.0 + xs[n % xs.len()].max((t3 * 0.25).atan()).cos());
-        }
-        (acc4 * 0.05).atan() + (t3 * 0.25).atan().cos() + (t2 * 0.25).tanh().sin() - a
-    }
-    check_p92(seed = 0xf9e2a172e1d678b7, inputs = 4, calls = [], at = |p| (3, &p[0..3], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p93(b: f64, a: f64) -> f64 {
-        let mut v0: Vec<f64> = Vec::new();
-        v0.push(f64::max(b, 0.9));
-        v0.push(a);
-        let t1 = v0[0] * 0.5 + v0[1];
-        let mut acc2 = (1.5 + b.sin()).log(2.5 + b.cos()) * a.max(p80((a * a * 0.5).sin(), a));
-        let a = a + b * b;
-        let mut v3 = vec![0.0; 2];
-        for i in 0..v3.len() {
-            v3[i] = 0.2 * (acc2 - (a * 0.25).sin());
+    fn p85(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a.atan() - 1.25_f64.clamp(-0.75, 0.75);
             if i > 0 {
-                v3[i] += v3[i - 1] * (t1 * 0.9 * 0.25).atan();
+                v0[i] += v0[i - 1] * ((a - a) * 0.25).tanh();
             }
         }
-        let t4 = if v3.iter().map(|q| (q * 0.5).cos()).product::<f64>().tanh().exp() > t1 { (t1 - (v3[0] * 0.5).tanh()) / (1.0 + t1.asinh().powi(2)) } else { (1.5 + ((v3[1] * 0.5).atan() * (a * 0.25).tanh()).sin()).powf((v3[1] * 0.5).tanh().atan().tanh()) };
-        acc2 = -0.9_f64.hypot((a * 0.25).tanh());
-        let t5 = (v3[1] * 0.5).tanh();
-        t5 + (t4 * 0.25).atan() + 1.0 * acc2 - t1 + b
+        let a = a - (v0[1] * 0.1).atan() / (2.0 + (v0[1] * 0.1).atan().cos());
+        let t1 = (v0[1] * 0.1).tanh() * (v0[3] * 0.1).tanh();
+        let mut acc2 = 1.0;
+        t1.sin() + 1.25 * (a * 0.25).tanh()
     }
-    check_p93(seed = 0x5c7670a866bc7a2b, inputs = 2, calls = [p80], at = |p| (p[0], p[1]));
+    check_p85(seed = 0xe58d8c1f1e67febd, inputs = 1, calls = [], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p94(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v[1]) + (v.dot(v) * 0.3) * 0.5;
-        if n % 3 == 0 {
-            t1 = ((x * (s)).mapv(f64::tanh)).sum() * 0.1;
+    fn p86(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if xs[0] * xs[0] > xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) {
+            return a;
         }
-        let t2 = &(v.dot(x) * 0.3) / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
-        let t3 = &(x / &t2.mapv(|q| q * q + 1.0)) - v;
-        let t4 = &(v + &t3) - &(x + &t3);
-        let mut t5 = (&t4 * (v.mean().unwrap())).mapv(f64::tanh);
-        for _ in 0..n {
-            t5 = (&t5 * (v.dot(&t2) * 0.3)).mapv(f64::sin) + &t5 * 0.5;
+        let t2 = { let u1 = ((a / (2.0 + xs[0].cos()) + xs[2].asinh()) * 0.5).atan(); (u1 - xs[2]) * a };
+        if t2 * 0.5 > a {
+            let mut k3 = 0;
+            let r5 = loop {
+                let t4 = a;
+                acc0 += (t2 * 0.5 * 1.5 + (t2 * 0.5).sin().atan2(1.5 + t4.cos())) * 0.1;
+                k3 += 1;
+                if (a - t4 > 0.0) || k3 >= 2 { break (t2 * 0.5).tanh().tanh().min(a.sin()); }
+            };
         }
-        t5.sum() * 0.2 + t4.sum() * 0.2 + t3.sum() * 0.2
+        if a > -0.4 {
+            let t6 = (t2 * 0.5).atan2(1.5 + (acc0 * 0.25).atan().cos());
+        }
+        (t2 * 0.5).sin().cos() + (acc0 * 0.25).atan() - a
     }
-    check_p94(seed = 0xd38d3532398bb0da, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p86(seed = 0xad79d5135c8ab956, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p87(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(v.dot(x) * 0.3) + &(x.mapv(|q| q * q * 0.5 - q));
+        if n % 2 == 0 {
+            t1 = -(x / &x.mapv(|q| q * q + 1.0)).mapv(f64::sin);
+        }
+        let t2 = x.to_owned();
+        let t3 = s;
+        let mut t4 = v.powi(2);
+        if n % 3 == 0 {
+            t4 = &(t2.dot(v) * 0.3) - &(v / &v.mapv(|q| q * q + 1.0));
+        }
+        let t5 = (v.sum().sin()) * &t2;
+        t5.sum() * 0.2 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p87(seed = 0x69181e0b732c9f88, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p88(xs: &[f64], b: f64, a: f64) -> f64 {
+        let t0 = (xs[2] * xs[1]).abs().asinh();
+        let mut acc1 = (t0 * t0).tanh().exp();
+        match ((xs[2].sin().exp() * 0.5).sin().abs() * 2.0) as usize % 3 {
+            0 | 1 => {
+                let mut w2 = 0;
+                while w2 < 2 {
+                    let mut acc3 = 1.0;
+                    acc3 += b;
+                    w2 += 1;
+                }
+            }
+            _ => {
+                let a = a * (a * (acc1 * 0.25));
+            }
+        }
+        t0.sin() + 0.5 * 0.5
+    }
+    check_p88(seed = 0xcbe558dcddd4e226, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p89(c: f64, xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = a * 0.2 * c.atan2(1.5 + xs[2].cos());
+        let mut w1 = 0;
+        while w1 < 2 && (1.5 < -0.4) {
+            for j in 0..4 {
+                for l in 0..2 {
+                    let t2 = (xs[w1].powi(2) * (a * b) * (xs[l].cos().exp() - xs.iter().map(|q| q * q).sum::<f64>()) * 0.5).tanh();
+                    acc0 += (l as f64 * c).atan() * 0.5;
+                }
+                acc0 *= 0.5 + 0.4 * (j as f64 / (1.0 + b.powi(2))).sin();
+            }
+            let t3 = w1 as f64;
+            acc0 /= (1.0 + (0.25_f64 * 1.5).powi(2));
+            w1 += 1;
+        }
+        for i in 0..1 {
+            let t4 = c;
+            acc0 /= (2.0 + b.tanh().cos());
+        }
+        let flag5 = ((p66((1.5 + 0.75_f64.cos()).sqrt(), (b * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 0.05).tanh(), xs[2].atan2(1.5 + 0.5_f64.cos())) * 0.5).tanh()) > 0.1;
+        let t6 = c;
+        let t7 = (xs[3] - a).mul_add(t6.max(a), p51(((a - (acc0 * 0.01).sin()) * 0.5).atan(), 3) - xs[3]);
+        (t7 * 0.25).tanh().tanh() + t6.tanh() - acc0 * 0.01 + b.cos()
+    }
+    check_p89(seed = 0xbf7f1943aa036403, inputs = 7, calls = [p51, p66], at = |p| (p[0], &p[1..5], p[5], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p90(a: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        let mut w1 = 0;
+        while w1 < 3 {
+            let mut v2 = vec![0.0; 2];
+            for j in 0..v2.len() {
+                v2[j] = a.cos().exp_m1().max(a - b);
+                if j > 0 {
+                    v2[j] += v2[j - 1] * 0.3_f64.powi(2).ln_1p();
+                }
+            }
+            v2[w1 % 2] = (0.9_f64.tanh().atan() * 0.5).sin();
+            w1 += 1;
+        }
+        acc0 += -(a * a) * 0.5;
+        acc0 * 0.25
+    }
+    check_p90(seed = 0x48969a237615ec0a, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p91(a: f64, b: f64) -> f64 {
+        if b.sin().exp() < 0.1 {
+            return a;
+        }
+        let b = b * (2.0 + b.sin()).cbrt();
+        let mut acc0 = 0.5;
+        match (a.abs() * 2.0) as usize % 3 {
+            0 => {
+                for i in 1..=2 {
+                    for j in 1..=3 {
+                        let o1: Option<f64> = if a > (b * 0.5).atan() { Some(f64::atan(a.sin().exp())) } else { None };
+                        let t3: f64 = if let Some(u2) = o1 { (b * 0.5).tanh() } else { (b * 0.5).tanh() };
+                        acc0 += (a.cos().powi(2) * 0.5).atan();
+                    }
+                    acc0 += ((p74(((0.2 - b * 0.5) * 0.5).atan()) * 0.5).sin().cos() / (2.0 + (a * (b * 0.5).tanh()).cos()) * 0.25).atan();
+                }
+            }
+            1 => {
+                let t4 = 0.25 * (p40(a.atan(), -(b * 0.5).atan(), ((acc0 * 0.1).tanh().exp2() * 0.5).atan(), ((b * 0.5).atan() * a * 0.5).sin()) * 0.25).sin().tanh();
+                let a = a * a.cos();
+            }
+            _ => {
+                acc0 = (acc0 * 0.1 * (acc0 * 0.1).atan()).sin();
+            }
+        }
+        let t5 = match ((((acc0 * 0.1).sin() - a) * 0.5).sin().abs() * 2.0) as usize % 3 { 0 | 1 => (1.5 + (0.2 * (b * 0.5).tanh()).sin()).powf((-(b * 0.5).atan()).tanh()), _ => (a * a / (1.0 + (1.0_f64 * 0.6).powi(2)) * 0.5).tanh() };
+        t5 + (acc0 * 0.1).sin() + 0.5 * (b * 0.5).atan() + a + 0.5 * a
+    }
+    check_p91(seed = 0x0da9dcfb92fece56, inputs = 2, calls = [p40, p74], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p92(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((a) * ((0.99_f64).sin()) + xs[4]).tanh();
+        let t2 = ((1.0 + (-0.85_f64) * (-0.85_f64)).ln() + 0.72_f64 + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t3 = (xs[i]).tanh() * 1.5;
+            acc -= ((xs[i]).cos() * xs[i]).tanh();
+            if i + 1 < xs.len() {
+                if xs[i] < -0.05 {
+                    continue;
+                }
+                if ((xs[i]).cos() * xs[i]) * (-0.91_f64) < 0.27 {
+                    break;
+                }
+                acc += (((t1).cos() * t1).mul_add(0.5, t1) - xs[i]).tanh();
+            }
+            acc += ((((1.0 + (t1) * (t1)).ln()) * ((a) * (t2))).cos() * t3).tanh();
+        }
+        acc.sin()
+    }
+    check_p92(seed = 0x6360c0cdb32e176e, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p93(a: f64) -> f64 {
+        let mut acc0 = ((a.sin() + p62((a * a * 0.5).sin(), a) * 0.5) * 0.5).sin();
+        if acc0 * acc0 > -0.1 || a < -0.1 {
+            if acc0 > -0.1 {
+                return a;
+            }
+        }
+        let mut k1 = 0;
+        loop {
+            let t2 = (1.0 + (acc0 * 0.25).sin().powi(2)).sqrt();
+            acc0 = (2.0 + (t2 * a * 0.5).cos()).powi(-2);
+            k1 += 1;
+            if ((acc0 * 0.25).mul_add(p85(((1.5 + t2.sin()).powf((acc0 * 0.25).atan().tanh()) * 0.5).atan()), a) < 0.0 && a < 0.3) || k1 >= 3 { break; }
+        }
+        let mut acc0 = acc0;
+        acc0 = (1.0 + a.powi(2)).cbrt().cos();
+        acc0 = (a * a).tanh().exp2();
+        (acc0 * 0.25).cos() + 0.5 * a
+    }
+    check_p93(seed = 0x1ac511d11713f3a9, inputs = 1, calls = [p62, p85], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p94(a: f64) -> f64 {
+        let mut acc0 = a;
+        let mut k1 = 0;
+        loop {
+            let t2 = 2.0 - (acc0 * 0.1).tanh();
+            let mut acc3 = (acc0 * 0.1).tanh();
+            if (2.0 + (acc0 * 0.1).atan().cos()).powi(-2) > 0.7 {
+                if k1 > 0 {
+                    for j in 0..2 {
+                        let t4 = (0.5 * 1.5_f64.tanh()).acos();
+                        acc0 = f64::sin((acc3 * 0.05).tanh() + a);
+                    }
+                }
+            } else if (k1 as f64) < 0.5 {
+                let mut k5 = 0;
+                let r7 = loop {
+                    let t6: f64 = (1.5 + (acc3 * 0.02).sin()).log(2.5 + a.cos()) * ((acc3 * 0.02).tanh() * 0.6);
+                    acc3 = 0.3_f64;
+                    k5 += 1;
+                    if ((k5 as f64 - a) > 0.3) || k5 >= 2 { break -(k1 as f64) - (acc0 * 0.02 + a); }
+                };
+            }
+            acc3 *= (acc3 * 0.02).atan().tanh();
+            k1 += 1;
+            if ((acc0 * 0.02).sin() * 0.75 < 0.3) || k1 >= 5 { break; }
+        }
+        if 1.5_f64.cos() > a {
+            let mut v8 = vec![0.0; 2];
+            for i in 0..v8.len() {
+                v8[i] = ((0.1 + a).mul_add(a.tanh(), (acc0 * 0.02).sin()) * 0.5).atan();
+                if i > 0 {
+                    v8[i] += v8[i - 1] * -(acc0 * 0.02).tanh();
+                }
+            }
+            let mut v9: Vec<f64> = Vec::new();
+            v9.push((v8.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>() * 1.25 * 0.1).atan());
+            v9.push(((v8[0] * 0.5).atan().tanh().powi(3) * 0.5).atan());
+            let t10 = v9[0] * 0.5 + v9[1];
+        }
+        let mut a = a;
+        let t11 = f64::min(a, (acc0 * 0.02).atan());
+        if t11 - (acc0 * 0.02).atan() > 0.5 && t11 < -0.4 {
+            if p59((acc0 * 0.02).sin().sin(), t11 + 0.2) * 0.5 + a < 0.25 {
+                let mut k12 = 0;
+                loop {
+                    let t13 = k12 as f64;
+                    a += (((a * 0.1).atan().sin() + (acc0 * 0.02).sin().mul_add(0.5, 0.2)) * 0.5).atan();
+                    k12 += 1;
+                    if (t11.atan() > t11) || k12 >= 5 { break; }
+                }
+            } else if -(a * 0.1).atan() > (a * 0.1).tanh() {
+                let t14 = match ((-(acc0 * 0.02) * 0.5).abs() * 2.0) as usize % 3 { 0 => (((1.0 + (a * 0.1).atan().powi(2)).sqrt() + (acc0 * 0.02).atan() * (acc0 * 0.02).tanh()) * 0.5).sin(), 1 => 0.9, _ => a * 0.1 };
+            }
+        } else if t11 * t11 > p85(0.1 * (a * 0.1).atan()) {
+            if 0.75 > t11 {
+                return 1.0 * (acc0 * 0.02) * t11;
+            }
+        }
+        t11 + (a * 0.1).sin() + acc0 * 0.02
+    }
+    check_p94(seed = 0xe1236664fc02b076, inputs = 1, calls = [p59, p85], at = |p| (p[0]));
 }
 
 program! {
     #[differentiable(second_order)]
     fn p95(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).tanh() + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            if (a) * ((xs[i + 1]).mul_add(0.5, a)) < -0.49 {
-                let t2 = (xs[i]).tanh() * 1.5;
-            } else {
-                acc += (t1).tanh();
+            if (((a) * 0.5).exp()).cos() * xs[i] > -0.14 {
+                break;
             }
-            let t3 = ((((t1).tanh()).sin()).cos() * xs[i]).tanh() * 1.5;
-            let t4 = if (t3).cos() * xs[i + 1] < 0.03 { ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()).tanh() } else { 0.78_f64 };
-            acc += (0.79_f64 - (t1).sin()).tanh();
+            extra += (((xs[i + 1]).mul_add(0.5, a)).mul_add(0.5, xs[i]) - xs[i + 1]).tanh();
+            acc -= (((xs[i + 1]) * 0.5).exp()).tanh();
         }
-        acc
+        acc.sin()
     }
-    check_p95(seed = 0xe67e5bb80ecea595, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-#[differentiable(second_order)]
-fn p96_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p96_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
-    }
-    y[0] * 1.5
-}
-#[differentiable(second_order)]
-fn p96_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p96_h0(y, s);
-    let _ = p96_h1(s * 0.6, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p96_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).sin();
-    }
-    acc * 0.75 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p96_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p96_h3(&v[1..], s * -0.5) + p96_h3(v, s).sin()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p96(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..8];
-        let t2 = (s1[3] * w[0] + s1[6]).sin() + s1[s1.len() - 1] * 0.5;
-        let s3 = &xs[6..];
-        let t4 = (s3[1] * b + s3[1]).sin() + s3[s3.len() - 1] * 0.75;
-        let mut buf5 = xs[2..6].to_vec();
-        let t6 = p96_h2(&mut buf5, s3, t4.tanh() * 0.75).tanh();
-        let t7 = buf5[0] + buf5[3] * -0.5;
-        let t8 = p96_h4(&xs[..7], w[2] * 0.25).sin();
-        let t9 = p96_h4(xs, t8.tanh()).sin();
-        let s10 = &xs[..];
-        let t11 = (s10[4] * w[0] * 0.75 + s10[0]).sin() + s10[s10.len() - 1] * 0.25;
-        t11 + t9 + t8 + t7 + t6 + w[1] * 0.5 + a * 0.3
-    }
-    check_p96(seed = 0xe9917cabeae3b5b4, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12], p[12]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p97(b: f64, c: f64, a: f64) -> f64 {
-        let k0 = (b.abs() * 2.0) as usize % 3;
-        let t1 = match k0 { 0 => (c + c).tanh(), 1 => b.abs() / (1.5 + (c - a).tanh()), _ => (2.0 + b.cos()).recip() * a.sin().exp_m1() };
-        let t2 = f64::atan(b) * 2.0;
-        let t3 = if c.powi(2) < 0.7 { 0.3 * b } else { (1.5 + (t1 / (2.0 + b.cos())).sin()).log(2.5 + a.cos()) };
-        let mut acc4 = p68(0.2 * (t2 * 0.5), ((t3 + c) * 0.5).sin()) * 0.5;
-        let mut k5 = 0;
-        let r7 = loop {
-            let t6 = if t2 * 0.5 + 0.2 > (t2 * 0.5).atan() { t1 } else { k5 as f64 * c + a };
-            acc4 = ((acc4 * 0.1).tanh() - (t2 * 0.5 * 0.5).sin()).atan();
-            k5 += 1;
-            if (t1 - (acc4 * 0.1).sin() < -0.4) || k5 >= 4 { break (t6 * 0.25).sin().powi(3) * (acc4 * 0.1).atan(); }
-        };
-        r7 + 1.5 * (acc4 * 0.1).atan() + t3 + t1 - c + 0.6 * b
-    }
-    check_p97(seed = 0xe9453848f7ea95bd, inputs = 3, calls = [p68], at = |p| (p[0], p[1], p[2]),
-        params = ["b", "a"] at [0, 2]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p98(xs: &[f64], c: f64, d: f64, a: f64, b: f64) -> f64 {
-        let t0 = if 1.0 * 1.0 > 0.5 { (p97(((p76((2.0 + c.cos()).recip(), 1.0) * 0.25 - c) * 0.25).atan(), xs[2], xs.iter().map(|q| (q * 0.1).sin()).sum::<f64>().tanh().sinh()) * 0.25).tanh() } else { xs[2].sin() * (1.0 + xs[1].powi(2)).sqrt() };
-        let t1 = a;
-        let t2 = if (1.0 + d.powi(2)).sqrt() < -0.1 { (t0 * 0.5).sin() * xs.iter().map(|q| q.cos()).product::<f64>().sin().exp2() } else { ((t0 * 0.5).tanh() / (2.0 + 0.3_f64.cos())).to_radians() };
-        let t3 = t1 / (1.0 + f64::sin(xs.iter().map(|q| q * q).sum::<f64>()).powi(2));
-        let mut acc4 = 1.0;
-        if t0 * 0.5 < 0.0 {
-            acc4 += d;
-        }
-        acc4 + 0.3 * t3 + t2.cos() + t1 - (t0 * 0.5).tanh().tanh() + 1.0 * b
-    }
-    check_p98(seed = 0x58ec131375985430, inputs = 7, calls = [p76, p97], at = |p| (&p[0..3], p[3], p[4], p[5], p[6]),
-        params = ["d"] at [4]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p99(c: f64, a: f64, b: f64, d: f64, xs: &[f64]) -> f64 {
-        let mut b = b;
-        let t2: f64 = xs[1..4].iter().map(|u0| { let u0 = *u0; u0 }).sum();
-        b = (0.25 + xs[0]) * f64::atan(c);
-        for i in 0..4 {
-            b /= (2.0 + (xs[i] - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).cos());
-            let flag3 = ((i as f64).cos().exp()) > 0.3;
-            let t4 = if !flag3 { (b * 0.1).atan() } else { xs[i].abs() + c * 0.2 };
-            b += ((t4.mul_add((p84((xs[xs.len() - 1 - i] / (1.5 + (i as f64).tanh()) * 0.5).sin(), xs[i].tanh()) * 0.5).tanh(), d) + xs[i] * 0.1) * 0.25).atan();
-        }
-        match (((xs.iter().map(|q| q * (b * 0.1).atan()).sum::<f64>() * 0.25).powi(2) * 0.25).tanh().abs() * 2.0) as usize % 3 {
-            0 => {
-                if f64::min((b * 0.1).tanh(), xs[0]) > c {
-                    return c;
-                }
-            }
-            1 => {
-                if d / (1.5 + 0.2_f64.tanh()) < 0.1 {
-                    for i in 0..3 {
-                        if 0.5 * (b * 0.1) > 1.5 {
-                            let mut acc5 = 1.5_f64;
-                        } else {
-                            for j in 0..3 {
-                                if i == 2 {
-                                    let t8: f64 = xs.iter().rev().skip(1).map(|&u6| f64::min((j as f64).atan(), a.powi(2))).sum();
-                                }
-                                b += ((xs[1] - a * xs[1]) * 0.25).sin();
-                            }
-                        }
-                        b /= (1.0 + (xs[2] + xs[i]).powi(2));
-                    }
-                }
-            }
-            _ => {
-                if 2.0 * (b * 0.05).sin() < 0.5 {
-                    let t9 = (1.5 + c.sin()).log(2.5 + a.cos()).powi(3);
-                    return (c - (t2 * 0.25).sin()) / (1.0 + c * c);
-                }
-            }
-        }
-        t2 * 0.25 + (b * 0.05).atan().cos() + c
-    }
-    check_p99(seed = 0xc404f30336379e0e, inputs = 8, calls = [p84], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p100(n: usize, a: f64) -> f64 {
-        let t0 = if a < -0.2 { 0.5_f64.powi(2).tanh().exp2() } else { a - a.cos().exp_m1() };
-        let mut acc1 = a.atan().powi(2);
-        let t2 = ((t0 * 0.5).sin().max(1.0) * ((t0 * 0.5).sin() * acc1)).hypot(-(0.25 - acc1));
-        if n == 1 {
-            let t3 = if (1.0 + acc1.powi(2)).sqrt() < 0.25 { 0.5 } else { (t2 * 0.5).atan() * acc1 * 0.9 };
-        } else if n < 2 {
-            let t4 = (t2 * 0.5).clamp(-0.75, 0.75);
-        }
-        1.25 * (t2 * 0.5).sin() + 1.5 * acc1 + (t0 * 0.5).atan() + 0.9 * a
-    }
-    check_p100(seed = 0x529e51befc290729, inputs = 1, calls = [], at = |p| (3, p[0]));
-}
-
-#[differentiable(second_order)]
-fn p101_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.3 + (y[i] * s).sin() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p101_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * 0.25
-}
-#[differentiable(second_order)]
-fn p101_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p101_h0(y, s);
-    let _ = p101_h1(s * 0.5, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p101_h3(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.5
-}
-program! {
-    #[differentiable(second_order)]
-    fn p101(ys: &mut [f64], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 4] * b;
-        }
-        let t2 = p101_h0(&mut buf1, b).tanh();
-        let t3 = p101_h0(&mut buf1, a).tanh();
-        buf1[0..].copy_from_slice(&xs[5..7]);
-        let (h7, c8) = buf1.split_at_mut(1);
-        let t9 = p101_h0(h7, t3.tanh()).tanh();
-        let t10 = p101_h1(t3.tanh() * 0.6, &ys[..3], c8).tanh();
-        let t11 = c8[0] * -0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
-        let t12 = buf1[0] + buf1[1] * 0.6;
-        let s13 = &xs[..5];
-        let t14 = (s13[2] * t3.tanh() + s13[4]).sin() + s13[s13.len() - 1] * 0.3;
-        let mut buf15 = xs[1..5].to_vec();
-        let t16 = p101_h0(&mut buf15, t12.tanh()).tanh();
-        p101_h2(&mut buf15, &s13[..], t3.tanh() * 0.5);
-        let t17 = buf15[0] + buf15[3] * 0.75;
-        let t18 = p101_h3(xs, t10.tanh() * -0.5);
-        let t19 = p101_h1(b * -0.5, &xs[..], &mut ys[..]).tanh();
-        let t20 = ys[2] * -0.5;
-        t20 + t19 + t18 + t17 + t16 + ys[2] + a * 0.3
-    }
-    check_p101(seed = 0xbb01f56e02c198d9, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], p[4], &p[5..12]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p102(xs: &[f64], a: f64, b: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        if n == 0 {
-            if n % 2 == 0 {
-                let mut w1 = 0;
-                while w1 < 2 {
-                    let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (n as f64).cos() }).sum();
-                    acc0 *= 0.8 + 0.2 * xs[w1].mul_add(b, 0.2).sin();
-                    w1 += 1;
-                }
-                let t5 = if (n as f64) < -0.2 { a + xs[2] + (n as f64).min(xs[n]) } else { a.cos() - xs[n].mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), acc0 * 0.1) };
-            } else {
-                let t6: f64 = 0.3;
-            }
-        }
-        let t7 = (2.0 + 0.75_f64.sin()).cbrt();
-        acc0 += ((t7 / (1.0 + xs[xs.len() - 1 - n] * xs[xs.len() - 1 - n]) - a.sin().exp2()) * 0.1).atan();
-        acc0 = (a.powi(3) / (1.0 + xs[n] * xs[n]) * 0.25).atan();
-        let t8 = xs[n];
-        t8.tanh() + t7 - (acc0 * 0.1).sin() + a
-    }
-    check_p102(seed = 0x4dfd98a320215a35, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p103(b: f64, a: f64, xs: &[f64]) -> f64 {
-        let t0 = b * 1.5;
-        let t1 = if xs.iter().sum::<f64>().cos() > 0.0 { f64::max(0.9 * xs[0], b.mul_add(b, 2.0)) } else { a };
-        let mut acc2 = (p100(3, xs[0]) * 0.25).tanh() + (t1 * 0.5).to_radians();
-        for i in 0..1 {
-            let t3 = xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>();
-            for j in 0..1 {
-                let t4 = if (i as f64 * 1.5) > 0.1 { a } else { 0.6 * (0.9 * a) };
-                acc2 /= (2.0 + (-(acc2 * 0.25).tanh()).cos());
-            }
-            acc2 += (xs[i].sin().exp() * (a - xs[xs.len() - 1 - i]) * 0.1).tanh();
-        }
-        let t5 = xs[1] / (2.0 + (acc2 * 0.25 + t0).cos());
-        for i in (0..4).step_by(2) {
-            acc2 += t5.clamp(-0.75, 0.75);
-        }
-        0.6 * t5 + (acc2 * 0.1).sin().sin() - (t1 * 0.5).sin() - t0.sin() + 0.3 * a + b
-    }
-    check_p103(seed = 0x8dd7600bf3ce1652, inputs = 6, calls = [p100], at = |p| (p[0], p[1], &p[2..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p104(a: f64, b: f64, c: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..3 {
-            for j in 0..4 {
-                if c.tanh() > 0.25 {
-                    let t1 = b.cos().exp_m1();
-                    let t2 = match i { 0 => c.cos().exp().sin(), 1 => (2.0 + a.cos()).recip().powi(2), _ => (c * (a - b) * 0.5).sin() };
-                } else if (1.5 + 0.9_f64.sin()).powf(a.tanh()) > 0.0 {
-                    let o3: Option<f64> = if b + c > 0.3 { Some((2.0 + (0.25 * b).cos()).powi(-2)) } else { None };
-                    let t5: f64 = if let Some(u4) = o3 { c.min(b) - f64::min(c, 1.5) } else { (a.mul_add(j as f64, a) * 0.25).atan() };
-                }
-                acc0 -= c;
-            }
-            acc0 = f64::atan(a.min(b));
-        }
-        let t6 = a * b;
-        let t7 = match ((acc0 * 0.05).atan().abs() * 2.0) as usize % 3 { 0 => (a - t6).powi(2).ln_1p(), 1 => 0.25 * c * (a * b), _ => a.clamp(-0.75, 0.75).atan() };
-        let t8 = 0.25 * b + (acc0 * 0.05).sin().powi(3) + t6 * 2.0;
-        t8 * 0.5 + 0.75 * t6 - (acc0 * 0.05).tanh().sin() + 0.75 * b
-    }
-    check_p104(seed = 0x6ecf6bda51e11bb7, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p105(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = b;
-        let mut v1: Vec<f64> = Vec::new();
-        v1.push(((1.5 + a.sin()).log(2.5 + (n as f64).cos()) / (1.0 + (0.5 * (n as f64).tanh()).asin().powi(2)) * 0.5).atan());
-        v1.push(((t0 + 2.0) / (1.0 + b.cos().powi(2)) * 0.25).tanh());
-        let t2 = v1[0] * 0.5 + v1[1];
-        let t3 = if n < 1 { a * (p97(a, t2.cos(), t0 * 1.25) * 0.25).atan() * a.sin() } else { a };
-        let mut acc4 = 1.0;
-        for i in 0..1 {
-            acc4 *= a.powi(3).tanh();
-            acc4 -= ((2.0 + a.hypot(acc4 * 0.25).sin()).log2() * 0.5).tanh();
-        }
-        if n % 2 == 0 {
-            acc4 += (((t3 * 0.5).tanh() + a).powi(3) * 0.05).tanh();
-        }
-        if n % 2 == 0 {
-            acc4 += (n as f64 * 0.5).tanh();
-            acc4 -= (-(t3 * 0.5) / (2.0 + (0.2 * n as f64).cos()) * 0.25).tanh();
-        }
-        0.2 * (acc4 * 0.25) + (t3 * 0.5).tanh() - t2 + 2.0 * t0 - b
-    }
-    check_p105(seed = 0x8af739f483db3f5d, inputs = 2, calls = [p97], at = |p| (p[0], p[1], 1));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p106(b: f64, c: f64, d: f64, a: f64) -> f64 {
-        let d = d * (0.75 + d);
-        let c = c * (1.25 * a);
-        let t0 = c * 0.5;
-        let o1: Option<f64> = if 0.75 * a < -0.1 { Some(((t0.powi(2).ln_1p() - (t0 - (c * 0.5).atan())) * 0.25).sin()) } else { None };
-        let t3: f64 = if let Some(u2) = o1 { 0.9_f64 } else { a.cos() };
-        t3.sin() - 0.25 * t0 + (c * 0.5).tanh().cos() - 0.2 * (d * 0.25) - a + b.tanh()
-    }
-    check_p106(seed = 0x402356b6110fb23b, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p107(a: f64, xs: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = ((xs[i]).sin()).tanh() * 1.5;
-            let t2 = if (a).cos() * xs[i] - (xs[i + 1]).cos() * a < -0.40 { ((((1.0 + (0.01_f64) * (0.01_f64)).ln()).cos() * a).cos() * xs[i + 1]).tanh() } else { a + a };
-            acc += (((a + a).cos() * xs[i + 1]).cos() * -0.85_f64).tanh();
-            if (1.0 + (t1) * (t1)).ln() < 0.33 {
-                let t3 = (xs[i]).tanh() * 1.5;
-                if t1 > 0.27 {
-                    break;
-                }
-            } else {
-                if ((t2) * 0.5).exp() + (t2).mul_add(0.5, xs[i + 1]) < 0.07 {
-                    let t4 = if xs[i + 1] > 0.16 { ((((0.07_f64) * (xs[i])) * (a)).cos() * t1).tanh() } else { (a) * (xs[i]) };
-                    let t5 = if (a).mul_add(0.5, xs[i + 1]) < -0.15 { (((((xs[i + 1]).mul_add(0.5, xs[i + 1])).mul_add(0.5, a)) * 0.5).exp()).tanh() } else { t1 };
-                }
-            }
-            extra += (((a).tanh()).tanh()).tanh();
-            acc += (((a).sin() - t1) * (xs[i + 1])).tanh();
-        }
-        acc
-    }
-    check_p107(seed = 0xdd4cfc5d0cce180f, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+    check_p95(seed = 0x13bf9a6169a214af, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p108(b: f64, a: f64) -> f64 {
-        let t0 = (a.mul_add(b, b) * (a * 1.25) * 0.25).tanh().powi(3);
-        let mut acc1 = (p86(b) * 0.5).tanh() * 0.1 + a;
-        for i in 0..4 {
-            if (2.0 + a.cos()).recip() > 0.25 {
-                let t2 = (i as f64).max((acc1 * 0.1).tanh()).cos().exp_m1();
-            } else if 1.5 - b > a {
-                let t3 = if (b + i as f64) > i as f64 { t0.tanh() + b } else { p72(a.mul_add(0.2, a)).tanh().exp_m1() };
-                if (t3 * 0.5).sin() * (t3 * 0.5).tanh() > a {
-                    let t4 = ((t3 * 0.5).sin() - (acc1 * 0.1).tanh().tanh()).sin().exp();
-                } else {
-                    let t3 = t3 * 0.5 * (b / (1.5 + (acc1 * 0.1).atan().tanh()));
+    fn p96(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((0.75_f64).tanh()).cos() * a + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += (xs[i] + (0.25_f64) * (0.75_f64) - (xs[i]) * (t1)).tanh();
+            acc += (((xs[i]) * 0.5).exp()).tanh();
+            acc -= ((1.0 + ((t1).sin()) * ((t1).sin())).ln() - t1 + a - t1).tanh();
+        }
+        acc
+    }
+    check_p96(seed = 0x92702683be3b1d11, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p97(a: f64, b: f64, c: f64) -> f64 {
+        let mut acc0 = 0.25_f64.cos() + 0.3 * a;
+        for i in (0..6).step_by(2) {
+            acc0 /= (2.0 + (a * p85(a)).cos());
+            let t1 = -(c * 1.5);
+            if i % 3 == 1 {
+                let mut acc0 = acc0;
+            }
+            acc0 += ((-(acc0 * 0.25).atan()).powi(2) * 0.5).tanh();
+        }
+        acc0 = ((acc0 * 0.1).tanh() - f64::tanh(a)).atan();
+        let t3 = { let u2 = f64::cos(a - 0.6); u2.max((acc0 * 0.1).atan()).atan() };
+        let mut k4 = 0;
+        loop {
+            for j in (0..2).rev() {
+                acc0 += f64::min((2.0 + b.cos()).powi(-2), (1.0 + (acc0 * 0.02).sin().powi(2)).ln());
+            }
+            acc0 += (acc0 * 0.02).tanh();
+            k4 += 1;
+            if ((acc0 * 0.02).atan() * (acc0 * 0.02).tanh() < 0.3) || k4 >= 6 { break; }
+        }
+        if f64::tanh(acc0 * 0.02) < -0.2 {
+            let mut k5 = 0;
+            loop {
+                for j in 0..1 {
+                    match k5 {
+                        0 => {
+                            match j {
+                                0 => {
+                                    for l in 0..1 {
+                                        let t3 = t3 + (j as f64).mul_add(b, b);
+                                        acc0 += 0.25 * (t3 * 0.25).tanh();
+                                    }
+                                }
+                                _ => {
+                                    if 1.25 < -0.1 {
+                                        for l in 0..1 {
+                                            let t6 = c.max(c) / (1.0 + (1.5 + (l as f64).sin()).log(2.5 + (j as f64).cos()).powi(2));
+                                            acc0 = a;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        1 => {
+                            for l in 1..=2 {
+                                let mut acc7 = 1.0;
+                                acc7 = (c / (2.0 + b.cos())).sin().exp2();
+                            }
+                        }
+                        _ => {
+                            for l in (0..2).rev() {
+                                let t8 = (acc0 * 0.01).sin();
+                                acc0 += ((1.25_f64.powi(2) - k5 as f64 * c) * 0.1).atan();
+                            }
+                        }
+                    }
+                    acc0 = ((0.3 - (acc0 * 0.01).tanh()) * (a * p85(0.25 * 0.75)) * 0.5).tanh();
+                }
+                acc0 -= (f64::max((acc0 * 0.01).tanh().powi(3), acc0 * 0.01 / (2.0 + (k5 as f64).cos())) * 0.25).atan();
+                k5 += 1;
+                if (((1.5 + t3.sin()).powf((k5 as f64).tanh())) < 0.3) || k5 >= 6 { break; }
+            }
+        }
+        1.0 * t3 + acc0 * 0.01
+    }
+    check_p97(seed = 0xe5b037170854d5ac, inputs = 3, calls = [p85], at = |p| (p[0], p[1], p[2]),
+        params = ["a", "b"] at [0, 1]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p98(c: f64, n: usize, a: f64, b: f64) -> f64 {
+        let t0 = if (a * n as f64) > 0.25 { b } else { (1.5 + c.cos()).sqrt() };
+        let mut acc1 = t0;
+        let mut k2 = 0;
+        loop {
+            let mut v3: Vec<f64> = Vec::new();
+            v3.push(a.cos().sin());
+            v3.push((n as f64 * a * ((p94(f64::max(acc1 * 0.25, c) * 0.5) * 0.5).sin() / (2.0 + a.cos())) * 0.5).atan());
+            let t4 = v3[0] * 0.5 + v3[1];
+            if c > (acc1 * 0.25).sin() {
+                let mut acc5 = t4.atan() * 0.1;
+                if a.max(acc5) > 0.3 {
+                    for j in 0..2 {
+                        acc1 = ((p90((2.0 + t0.cos()).powi(-2), ((acc1 * 0.1).abs() * 0.5).atan()).tanh() - 0.1_f64.sin().exp2()) * 0.5).tanh();
+                    }
+                }
+            } else {
+                let mut w6 = 0;
+                while w6 < 3 {
+                    acc1 = t4.sin().abs();
+                    w6 += 1;
                 }
             }
-            acc1 -= (0.5_f64.sin().powi(2) * 0.5).atan();
+            acc1 /= (2.0 + b.hypot((acc1 * 0.05).sin()).cos());
+            k2 += 1;
+            if (t4 * (acc1 * 0.05) > b) || k2 >= 3 { break; }
         }
-        acc1 += (2.0 + (-t0).cos()).recip();
-        let mut w5 = 0;
-        while w5 < 4 {
-            acc1 *= 0.5 + 0.4 * ((acc1 * 0.1).sin() * b).sin();
-            acc1 = ((acc1 * 0.05).atan() + a.sin()).sin();
-            w5 += 1;
+        if 0.3 * b > n as f64 {
+            let t7 = b.tanh().cosh();
+        } else if b.clamp(-0.75, 0.75) > c {
+            let t8 = c;
+        } else {
+            let mut v9 = vec![0.0; n];
+            for i in 0..v9.len() {
+                v9[i] = b * c.cos();
+            }
         }
-        (acc1 * 0.05).tanh() - 1.0 * t0
+        (acc1 * 0.05).tanh() + t0 - 1.5 * c
     }
-    check_p108(seed = 0x35d8d49384b8e53d, inputs = 2, calls = [p72, p86], at = |p| (p[0], p[1]));
+    check_p98(seed = 0x4409bf8f8c945225, inputs = 3, calls = [p90, p94], at = |p| (p[0], 1, p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p99(a: f64) -> f64 {
+        let t0 = (1.5 + (p94(a.tanh()) * 0.5).sin().min(a).cos()).sqrt();
+        let t1 = if a * a > a || a < -0.2 { (2.0 + t0.cos()).recip() } else { a.min(0.5) * 0.25 };
+        let t2 = (p98(-a, 1, (1.5 + t1.sin()).powf(t1.tanh()) * 0.5, 0.3_f64.tanh().cosh()) * 0.5).sin();
+        let mut acc3 = 0.5;
+        if a * 0.9 > a {
+            let o4: Option<f64> = if t1 + t0 > a { Some(t1.cos()) } else { None };
+            let t6: f64 = match o4 { Some(u5) => (t0 / (1.0 + t0 * t0) * 0.5).powi(3), None => t2 * t1 };
+            for i in 0..2 {
+                let t7 = (t2 * t2).max(-t1) + t2.powi(2).ln_1p();
+                acc3 = ((t1.mul_add(t7, t1) + t0) * 0.5).atan();
+            }
+        } else {
+            let t8 = (2.0 + (t2 - 0.9).cos()).powi(-2);
+        }
+        0.5 * (acc3 * 0.25).tanh() - t2.tanh() + t1 + t0.cos()
+    }
+    check_p99(seed = 0x262a161d0fc71a03, inputs = 1, calls = [p94, p98], at = |p| (p[0]));
 }
 
 #[differentiable(second_order)]
-fn p109_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.25
+fn p100_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.25;
+    }
 }
 #[differentiable(second_order)]
-fn p109_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p109_h0(&v[1..], s * 0.25) + p109_h0(v, s).sin()
+fn p100_h1(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.5).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+    y[0] * y[y.len() - 1]
 }
 #[differentiable(second_order)]
-fn p109_h2(v: &[f64], s: f64) -> [f64; 3] {
+fn p100_h2(y: &mut [f64], x: &[f64], s: f64) {
+    let _ = p100_h1(y, s);
+    p100_h0(s * 1.5, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p100_h3(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.6;
+    r[1] = v[1] * 0.75;
     r[2] = (v[v.len() - 1] + s).tanh();
     r
 }
+#[differentiable(second_order)]
+fn p100_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable(second_order)]
+fn p100_h5(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.6 + (a[i] * s).cos();
+        a[i] = (b[i] * 1.5).tanh() + a[i] * 0.5;
+    }
+}
 program! {
     #[differentiable(second_order)]
-    fn p109(a: f64, b: f64, xs: &[f64]) -> f64 {
-        let t1 = p109_h1(&xs[..], a);
-        let t2 = p109_h1(&xs[4..], b).sin();
-        let t3 = p109_h1(&xs[1..], t2.tanh() * 0.3).sin();
-        let t4 = p109_h1(&xs[0..], t2.tanh() * 0.75).sin();
-        let arr5 = p109_h2(&xs[..], t4.tanh());
-        let t6 = arr5[2] * arr5[0];
-        t6 + t4 + t3 + t2 + t1 + a * 0.3
+    fn p100(a: f64, b: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let mut buf1 = xs[4..7].to_vec();
+        for _ in 0..2 {
+            p100_h0(b, xs, &mut buf1[..]);
+        }
+        p100_h2(&mut buf1[0..], &xs[..], b);
+        p100_h0(a, &xs[..], &mut buf1);
+        let t2 = buf1[0] + buf1[2] * 0.3;
+        let arr3 = p100_h3(&xs[..6], t2.tanh());
+        let t4 = arr3[2] * arr3[2];
+        let mut buf5 = vec![0.0; 4];
+        for i in 0..4 {
+            buf5[i] = xs[i + 2] * t4.tanh();
+        }
+        p100_h2(&mut buf5, xs, t4.tanh());
+        let t6 = buf5[0] + buf5[3] * 0.75;
+        let t7 = p100_h4(&xs[..], t2.tanh());
+        let mut buf8 = xs[0..4].to_vec();
+        p100_h2(&mut buf8, xs, b);
+        let (h9, c10) = buf8.split_at_mut(2);
+        p100_h5(h9, c10, a);
+        let t11 = c10[0] * -0.5 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
+        let t12 = buf8[0] + buf8[3] * 1.5;
+        let arr13 = p100_h3(xs, t11.tanh());
+        let t14 = arr13[0] * arr13[0];
+        let mut buf15 = vec![0.0; 2];
+        for i in 0..2 {
+            buf15[i] = xs[i + 4] * b;
+        }
+        p100_h2(&mut buf15, xs, t4.tanh());
+        for _ in 0..2 {
+            p100_h2(&mut buf15, &xs[2..], t11.tanh() * -0.5);
+        }
+        p100_h2(&mut buf15, &ys[0..=2], t2.tanh());
+        let t16 = buf15[0] + buf15[1] * 0.3;
+        let t17 = p100_h1(ys, t2.tanh() * 0.25).tanh();
+        let t18 = ys[1] * 0.6;
+        t18 + t17 + t16 + t14 + t12 + ys[2] + a * 0.3
     }
-    check_p109(seed = 0x1449caba507d2c82, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+    check_p100(seed = 0x488325bd0b1e497c, inputs = 12, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..12]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p110(a: f64) -> f64 {
-        let mut a = a;
-        let mut k0 = 0;
+    fn p101(a: f64, b: f64) -> f64 {
+        let a = a * (a * b);
+        let mut acc0 = 1.0_f64.cos().sin();
+        acc0 += (b * b * (acc0 - 0.9) * 0.25).tanh();
+        let t1 = if b > a * 0.25 { -(-acc0) } else { (2.0 + 2.0_f64.cos()).powi(-2) - 1.0_f64.powi(2).ln_1p() };
+        let t2 = acc0 / (1.5 + acc0.tanh());
+        if 0.75 < -0.4 {
+            let t3 = acc0;
+            let mut acc4 = 0.0;
+            if 0.3 < -0.4 && (a * 0.25).atan() < 0.3 {
+                return (a * 0.25).sin() * (t1 * b);
+            }
+        } else {
+            let t2 = (t2 * 0.5).sin() + (a * 0.25).atan().sin();
+            acc0 = (t1 - (a * 0.25).sin()).hypot(b) * 0.5;
+        }
+        2.0 * (t2 * 0.5) + t1 - 1.0 * acc0 + 0.5 * b
+    }
+    check_p101(seed = 0xb4221638da9a2908, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+#[differentiable(second_order)]
+fn p102_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable(second_order)]
+fn p102_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.3;
+    }
+}
+#[differentiable(second_order)]
+fn p102_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p102_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p102_h2(y, s);
+    p102_h1(s * 0.5, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p102_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.5 + (a[i] * s).sin();
+        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p102(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
+        let t1 = p102_h0(&xs[3..], a).sin();
+        let t2 = p102_h0(xs, w[0]);
+        let mut buf3 = vec![0.0; 3];
+        for i in 0..3 {
+            buf3[i] = xs[i + 3] * t2.tanh();
+        }
+        p102_h1(t2.tanh(), &xs[4..=5], &mut buf3[..]);
+        p102_h3(&mut buf3, xs, t1.tanh());
+        let (h4, c5) = buf3.split_at_mut(2);
+        p102_h4(h4, c5, a);
+        let t6 = c5[0] * 0.6 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf3[0] + buf3[2] * 0.5;
+        let mut buf8 = vec![0.5; 3];
+        p102_h3(&mut buf8[..3], &xs[..], w[0]);
+        p102_h1(a, &xs[5..], &mut buf8[..2]);
+        for _ in 0..3 {
+            p102_h1(t1.tanh(), &xs[1..], &mut buf8);
+        }
+        let t9 = buf8[0] + buf8[2] * 0.5;
+        t9 + t7 + t6 + t2 + t1 + w[1] * 0.5 + a * 0.3
+    }
+    check_p102(seed = 0x357b3572e1248133, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p103(b: f64, a: f64, c: f64, d: f64, n: usize) -> f64 {
+        let mut acc0 = 0.0;
+        match n {
+            0 => {
+                let mut acc1 = c;
+            }
+            _ => {
+                let t2 = (a * 0.75).mul_add(c.mul_add(a, d), -c) - f64::sin(1.5 - b);
+            }
+        }
+        let a = a + c;
+        let mut k3 = 0;
         loop {
-            a = ((a * 0.1).sin() * f64::atan(a * 0.1)).sin();
-            a += (a * 0.1).tanh().atan() * 0.5;
-            let mut w1 = 0;
-            while w1 < 1 {
-                if (a * 0.05).sin().atan() < 0.3 {
-                    for l in (0..6).step_by(2) {
-                        a -= a * 0.02 * 0.5;
-                        a += ((1.0 + (a * 0.02).powi(2)).sqrt() * 0.5).sin().powi(2);
+            let b = b + (a * 0.5).sin();
+            let t4 = d.sin() - (d + b) - p51((k3 as f64).cos(), 3) / (1.0 + d.powi(2)) * c.tanh();
+            let t5 = ((t4 * 0.1).tanh() / (1.0 + (k3 as f64).powi(2))).mul_add(n as f64 / (1.0 + c.powi(2)), (a * 0.5).atan().cos());
+            let mut acc6 = 0.25_f64.powi(2);
+            acc0 += (t4 * 0.1).sin().mul_add((1.0 + acc6.powi(2)).ln(), (a * 0.5).tanh().tanh()) * 0.5;
+            k3 += 1;
+            if (acc6 - a * 0.5 > t4 * 0.1) || k3 >= 3 { break; }
+        }
+        (a * 0.5).sin() + 2.0 * (acc0 * 0.25).atan()
+    }
+    check_p103(seed = 0x439a4ba23b85feda, inputs = 4, calls = [p51], at = |p| (p[0], p[1], p[2], p[3], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p104(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x.sum() * 0.1) - &((v * (s)).mapv(f64::sin));
+        let t2 = t1.to_owned();
+        let t3 = ((s) * x).cos();
+        let t4 = ((s) - &t2).mapv(f64::tanh);
+        let mut t5 = (&t3 - v).dot(&((&t1 * (s)).mapv(f64::sin))) * 0.3;
+        for _ in 0..n {
+            t5 = (((&t3 * v).mapv(f64::tanh)).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
+        }
+        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.sum() * 0.2
+    }
+    check_p104(seed = 0x0f8bb92beffbcd33, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p105(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x[[1, 2]]) - &(x.row(2).to_owned());
+        let mut t2 = ((x * x).mapv(f64::tanh)).column(0).to_owned();
+        for _ in 0..n {
+            t2 = (x.dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
+        }
+        t2.dot(&t2) * 0.1 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p105(seed = 0x8d88eb6139e39a95, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p106(a: f64, xs: &[f64], n: usize, c: f64, b: f64) -> f64 {
+        let mut acc0 = 1.0;
+        if n % 3 == 1 {
+            if n % 2 == 0 {
+                let mut acc1 = (p71((1.5 * xs[xs.len() - 1 - n] * 0.5).tanh(), ((xs[n] + a) * 0.5).sin()) * 0.5).atan().abs();
+            }
+        } else {
+            let t4: f64 = xs[1..4].iter().map(|u2| { let u2 = *u2; f64::sin(2.0 + xs[n]) }).sum();
+            acc0 += (t4 * 0.25 * (1.0 + b.powi(2)).sqrt() * 0.1).tanh();
+            let mut w5 = 0;
+            while w5 < 1 {
+                if xs[n] - xs[n] > -0.1 {
+                    for j in 0..xs.len() {
+                        if n % 2 == 0 {
+                            for l in 1..=4 {
+                                let acc0 = (acc0 * 0.02).sin() + b;
+                            }
+                        } else {
+                            acc0 *= 0.5 + 0.4 * (b / (1.0 + c * c)).sin();
+                        }
+                        acc0 += (1.25 * ((acc0 * 0.02).atan() + w5 as f64) * 0.25).tanh();
                     }
                 } else {
-                    let a = a * 0.02 * ((a * 0.02).sin() * 1.25);
+                    let t8: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u6, &w7)| 1.0 * a * (0.5 * w7)).sum();
                 }
-                a = (p51(((1.0 + (a * 0.02).powi(2)).cbrt() * 0.5).tanh(), ((k0 as f64).mul_add(a * 0.02, (a * 0.02).sin()) * 0.1).sin()) * 0.5).tanh().sin();
-                w1 += 1;
+                acc0 /= (1.0 + (t4 * 0.25).sin().powi(2).powi(2));
+                w5 += 1;
             }
-            a *= 0.5 + 0.4 * (a * 0.02).atan().sin();
-            k0 += 1;
-            if ((a * 0.01).sin() < -0.1) || k0 >= 5 { break; }
         }
-        a += ((-0.75 - 0.6_f64.sin()) * 0.5).sin();
-        let o2: Option<f64> = if (p86((a * 0.01).tanh().hypot((a * 0.01).atan()) * 0.5) * 0.5).tanh() + a * 0.01 > 0.5 { Some((0.5 * (a * 0.01).tanh().tanh()).atanh() * (a * 0.01).tanh()) } else { None };
-        let t4: f64 = if let Some(u3) = o2 { u3 } else { 1.0_f64 };
-        a += (a * 0.01).tanh();
-        let mut acc5 = ((-1.5 + t4) * 0.5).tanh();
-        1.5 * acc5 + (a * 0.01).atan().tanh()
+        acc0 /= (2.0 + (1.0 + (acc0 * 0.02).powi(2)).ln().cos());
+        let mut k9 = 0;
+        loop {
+            let mut acc10 = (2.0 + (acc0 * 0.02).atan().sin()).log2();
+            acc10 = (acc0 * 0.02 * c * (acc10 * xs[(k9 + 1) % 4]) * 0.1).tanh();
+            k9 += 1;
+            if ((acc0 * 0.02 * n as f64) > -0.2) || k9 >= 5 { break; }
+        }
+        (acc0 * 0.02).atan() + 2.0 * b + a
     }
-    check_p110(seed = 0x6ac4649f5a4aad9b, inputs = 1, calls = [p51, p86], at = |p| (p[0]));
+    check_p106(seed = 0x7fe5be06bdb50cf7, inputs = 7, calls = [p71], at = |p| (p[0], &p[1..5], 2, p[5], p[6]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p107(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t0 = if a + b < -0.2 { b / (2.0 + b.cos()) } else { (1.5 + a.cos()).sqrt() * (b * a) };
+        let t1 = f64::max((0.6 + b).abs(), -(t0 * 0.5).tanh());
+        let mut v2 = vec![0.0; 2];
+        for i in 0..v2.len() {
+            v2[i] = i as f64;
+            if i > 0 {
+                v2[i] += v2[i - 1] * t1 * 0.25;
+            }
+        }
+        v2[1] -= ((0.25 + xs[0]) * f64::atan(a) * 0.5).atan();
+        v2[0] += (-(xs[1] - xs[2]) * 0.5).sin();
+        let mut acc3 = (t0 * 0.5).atan().sin().exp();
+        for i in (0..2).rev() {
+            let mut v4 = vec![0.0; 2];
+            for j in 0..v4.len() {
+                v4[j] = 1.5_f64;
+            }
+            let t7: f64 = v2.iter().zip(v2.iter().skip(1)).map(|(&u5, &w6)| ((u5 * 0.1).atan() * 0.2).tanh().exp_m1() * (0.5 * w6)).sum();
+            if i % 2 == 0 {
+                if v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.1).sin()).cos() < 0.0 {
+                    let mut w8 = 0;
+                    while w8 < 3 {
+                        for l in 1..=1 {
+                            v2[1 - l] -= ((0.6 * a).tanh().cosh() * 0.5).atan();
+                        }
+                        acc3 = (1.5 + b.mul_add(xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()), (t7 * 0.02).atan()).sin()).log(2.5 + 0.5_f64.cos());
+                        w8 += 1;
+                    }
+                } else if 0.9 * 0.2 < -0.2 {
+                    let t11: f64 = v4.iter().rev().skip(1).map(|&u9| (1.5 + b.sin()).log(2.5 + xs.iter().map(|q| q * q).sum::<f64>().cos()) * (acc3 * 0.05).atan()).sum();
+                }
+            }
+            acc3 *= 0.8 + 0.2 * (0.5 * (t7 * 0.02)).sin();
+        }
+        0.5 * (acc3 * 0.02) + t1.tanh() - (t0 * 0.5).tanh()
+    }
+    check_p107(seed = 0x2de279423e9153f2, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p108(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[4]).tanh();
+        let t2 = ((((a).tanh()) * 0.5).exp() + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc += (((1.0 + (xs[i]) * (xs[i])).ln()) * (t2) + xs[i]).tanh();
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((0.47_f64) * (xs[i]) * (j as f64 + 0.5)).sin();
+            }
+            let t4 = if t2 < -0.08 { ((xs[i]) * ((1.0 + (xs[i]) * (xs[i])).ln())).tanh() } else { (t1).cos() * t2 };
+            acc = acc + ((xs[i]).sin() - xs[i] + xs[i] + (t2) * (xs[i]) + xs[i]).tanh() - ((((t4).tanh()) * ((xs[i]).mul_add(0.5, xs[i]))).cos() * t1).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p108(seed = 0x1ccc4f323a7f7855, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p109(n: usize, a: f64) -> f64 {
+        let t0 = a;
+        let mut acc1 = t0;
+        for i in 0..2 {
+            let acc1 = (acc1 * 0.25).tanh() * (acc1 * 0.25);
+            let mut acc2 = (2.0 + 0.3_f64.cos()).recip().powi(3);
+            acc2 += a;
+        }
+        let t3 = t0 - 1.5;
+        if t0.min(0.2) > -0.2 {
+            let flag4 = 1.0 * (acc1 * 0.25).sin() > 0.3;
+            acc1 -= t3 * 0.5;
+            if a * a > a {
+                return (1.5 + (acc1 * 0.25).atan().cos().sin()).log(2.5 + (0.5 * (acc1 * 0.25).tanh()).asin().cos());
+            }
+        } else {
+            if t3 < 0.5 {
+                let mut acc5 = ((p85(((t3 - t0) * 0.25).sin()) - t0) * 0.5).sin().powi(3);
+                return ((acc1 * 0.25).tanh() - t3).sin();
+            }
+        }
+        let t6 = 0.6 - t3;
+        t6 * 0.5 - t3.sin() + 2.0 * (acc1 * 0.25).tanh() + 2.0 * a
+    }
+    check_p109(seed = 0xe943daf601cf405a, inputs = 1, calls = [p85], at = |p| (2, p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p110(n: usize, b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = ((xs.iter().map(|q| q * b).sum::<f64>() * b - (1.5 + a.cos()).sqrt()) * 0.1).sin();
+        if n % 3 == 1 {
+            match n % 3 {
+                0 | 1 => {
+                    if 1.25 * a < 0.7 {
+                        let t1 = if ((n as f64).powi(2)) < 0.3 { a } else { a.mul_add(c * a, (1.5 + 1.0_f64.sin()).powf(acc0.tanh())) };
+                    } else {
+                        let mut k2 = 0;
+                        let r3 = loop {
+                            for j in 0..3 {
+                                if xs[2] / (1.5 + a.tanh()) < 0.25 {
+                                    acc0 = ((acc0 * 0.05).atan() + a / (1.0 + p90(-(acc0 * 0.05).atan(), xs[xs.len() - 1 - j]).powi(2)) * 0.5).sin();
+                                } else {
+                                    if (acc0 * 0.05).atan().powi(2) < 0.5 || c < 0.1 {
+                                        continue;
+                                    }
+                                }
+                                acc0 += xs[2] * 0.1 * (acc0 * 0.05).atan();
+                            }
+                            acc0 += (a.hypot(c) * (c / (1.0 + (acc0 * 0.05).atan().powi(2))) * 0.1).tanh();
+                            k2 += 1;
+                            if (((1.0 + (n as f64).powi(2)).sqrt()) < -0.1 || xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < 0.25) || k2 >= 4 { break ((acc0 * 0.05).sin() + a).mul_add(xs[2].powi(3), (acc0 * 0.05).atan2(1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos())); }
+                        };
+                    }
+                }
+                _ => {
+                    acc0 = a;
+                }
+            }
+        } else if n % 3 == 1 {
+            if n == 0 {
+                let a = a - -xs[n];
+                for i in 0..1 {
+                    if (acc0 * 0.05).tanh() < 0.1 {
+                        let b = b * (xs[n] - xs[0]);
+                    } else {
+                        let t6: f64 = xs[1..4].iter().map(|u4| { let u4 = *u4; c }).sum();
+                    }
+                    acc0 += (c * 1.25 - (1.0 + xs[i].powi(2)).cbrt()) * 0.25;
+                }
+            } else {
+                for i in 0..xs.len() {
+                    for (j, q7) in xs.iter().enumerate() {
+                        let t9 = { let u8 = (1.5 + (acc0 * 0.02).tanh().hypot(xs[3]).cos()).sqrt(); u8.cos().exp2() };
+                        acc0 *= 0.8 + 0.2 * (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() * 1.0).sin();
+                    }
+                    acc0 = (acc0 * 0.01).atan();
+                }
+            }
+        }
+        acc0 * 0.01 + a.sin() - b
+    }
+    check_p110(seed = 0x158d40ee868c85e7, inputs = 7, calls = [p90], at = |p| (1, p[0], p[1], p[2], &p[3..7]));
 }
 
 program! {
     #[differentiable(second_order)]
     fn p111(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[4]).tanh();
+        let t1 = (a + xs[0]).tanh();
+        let t2 = (a + xs[0]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            acc -= (((a).mul_add(0.5, a)).sin()).tanh();
-            let t2 = (xs[i]).tanh() * 1.5;
-            extra += ((1.0 + (t1) * (t1)).ln()).tanh();
-            if ((t1).sin()).mul_add(0.5, t2) < 0.31 {
-                let mut t3 = 0.0;
-                for j in 0..2 {
-                    t3 += ((1.0 + (t2 - t1) * (t2 - t1)).ln() * (j as f64 + 0.5)).sin();
-                }
-                acc -= (t3).tanh();
-            } else {
-                let t4 = if a + (xs[i + 1]).cos() * a < -0.44 { (xs[i + 1]).tanh() } else { 0.59_f64 };
-            }
-            extra -= ((((a) * 0.5).exp()) * ((xs[i]).cos() * t2)).tanh();
-            acc = acc + ((((xs[i + 1]).cos() * xs[i + 1]).tanh()).tanh()).tanh() - (((xs[i + 1] - t1).sin()).tanh()).tanh();
+            acc += ((xs[i + 1]).cos() * t1).tanh();
+            acc = acc + ((1.0 + ((xs[i] - xs[i + 1]).tanh()) * ((xs[i] - xs[i + 1]).tanh())).ln()).tanh() - (((t2).cos() * t1).cos() * xs[i + 1] - (1.0 + ((xs[i]).sin()) * ((xs[i]).sin())).ln()).tanh();
+            acc -= ((0.47_f64) * ((t2).sin())).tanh();
         }
         acc
     }
-    check_p111(seed = 0x522947eeb199f30b, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["a"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p112(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x / &x.mapv(|q| q * q + 1.0)).dot(&(x.dot(x) * 0.3)) * 0.3;
-        let mut t2 = v.to_owned();
-        if n % 2 == 0 {
-            t2 = &(x.row(0).to_owned()) / &v.mapv(|q| q * q + 1.0);
-        }
-        let t3 = (&t2 + x).dot(&(t2.dot(x) * 0.3)) * 0.3;
-        let mut t4 = (&t3 * (((s) * (s)).tanh())).mapv(f64::sin);
-        if n % 3 == 0 {
-            t4 = t3.to_owned();
-        }
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.dot(&t2) * 0.1
-    }
-    check_p112(seed = 0xcc2a40c0a91d6057, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p113(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((a).tanh() - a + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if ((xs[i]).cos() * a).mul_add(0.5, xs[i]) > 0.01 {
-                continue;
-            }
-            extra += (xs[i]).tanh();
-            acc -= (((a) * 0.5).exp()).tanh();
-            acc = acc + ((a) * (t1) - a + xs[i]).tanh() - (a).tanh();
-            let t2 = ((((xs[i] + a) * 0.5).exp()).cos() * a).tanh() * 1.5;
-            if i + 1 < xs.len() {
-                acc += (xs[i + 1]).tanh();
-                acc = acc + ((((xs[i]).cos() * a).sin()).mul_add(0.5, xs[i])).tanh() - ((xs[i + 1] + a).cos() * xs[i + 1] + ((xs[i]).tanh()).sin()).tanh();
-            }
-            acc -= ((t2).cos() * xs[i] + (t2).mul_add(0.5, xs[i]) - t2).tanh();
-        }
-        acc
-    }
-    check_p113(seed = 0x2366b6df5627bbf9, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p111(seed = 0x6064ee39c029a0b6, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 #[differentiable(second_order)]
-fn p114_h0(v: &[f64], s: f64, k: usize) -> f64 {
+fn p112_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
+}
+#[differentiable(second_order)]
+fn p112_h1(v: &[f64], s: f64, k: usize) -> f64 {
     if k == 0 {
         (v[0] * s).sin()
     } else {
-        v[k % v.len()] * 0.25 + p114_h0(v, s * -0.5, k - 1).sin()
+        v[k % v.len()] * -0.5 + p112_h1(v, s * -0.5, k - 1).sin()
     }
 }
 #[differentiable(second_order)]
-fn p114_h1(s: f64, x: &[f64], y: &mut [f64]) {
+fn p112_h2(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 0.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+#[differentiable(second_order)]
+fn p112_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable(second_order)]
+fn p112_h4(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+        y[i] -= (s * x[i % x.len()]).sin() * -0.5;
     }
 }
 #[differentiable(second_order)]
-fn p114_h2(y: &mut [f64], s: f64) {
+fn p112_h5(y: &mut [f64], x: &[f64], s: f64) {
+    p112_h3(y, s);
+    p112_h4(s * 0.75, &x[1..], y);
+}
+program! {
+    #[differentiable(second_order)]
+    fn p112(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p112_h0(xs, a * 1.5);
+        let t2 = p112_h1(&xs[..], a, 3);
+        let arr3 = p112_h2(&xs[4..=6], t1.tanh());
+        let t4 = arr3[0] * arr3[0];
+        let mut buf5 = xs[4..8].to_vec();
+        p112_h5(&mut buf5, &arr3, t1.tanh());
+        p112_h4(b, &xs[..7], &mut buf5);
+        for _ in 0..2 {
+            p112_h4(t1.tanh(), &xs[..], &mut buf5[..]);
+        }
+        let t6 = buf5[0] + buf5[3] * 0.5;
+        let arr7 = p112_h2(&xs[0..=7], t1.tanh() * 0.3);
+        let t8 = arr7[2] * arr7[0];
+        let mut buf9 = vec![0.0; 4];
+        for i in 0..4 {
+            buf9[i] = xs[i + 1] * a;
+        }
+        p112_h5(&mut buf9, &buf5, b);
+        for _ in 0..3 {
+            p112_h5(&mut buf9[2..4], &xs[..], t1.tanh());
+        }
+        let (h10, c11) = buf9.split_at_mut(2);
+        p112_h4(t4.tanh(), &xs[1..6], h10);
+        p112_h3(c11, t4.tanh());
+        let t12 = c11[0] * 0.75 + h10[h10.len() - 1] + c11.len() as f64 * 0.1;
+        let t13 = buf9[0] + buf9[3] * 0.5;
+        let s14 = &xs[..];
+        let t15 = (s14[2] * t12.tanh() + s14[0]).sin() + s14[s14.len() - 1] * 0.3;
+        t15 + t13 + t12 + t8 + t6 + a * 0.3
+    }
+    check_p112(seed = 0xda0ddeb6725ca862, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]));
+}
+
+#[differentiable(second_order)]
+fn p113_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.75
+}
+#[differentiable(second_order)]
+fn p113_h1(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
     }
 }
 #[differentiable(second_order)]
-fn p114_h3(a: &mut [f64], b: &mut [f64], s: f64) {
+fn p113_h2(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).cos() * 0.25;
+    }
+    y[0] * 0.5
+}
+#[differentiable(second_order)]
+fn p113_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p113_h1(y, s);
+    let _ = p113_h2(s * 0.6, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p113_h4(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        (v[0] * s).tanh()
+    } else {
+        v[k % v.len()] * 0.3 + p113_h4_b(v, s * 0.6, k - 1).tanh()
+    }
+}
+
+#[differentiable(second_order, recursive)]
+fn p113_h4_b(v: &[f64], s: f64, k: usize) -> f64 {
+    if k == 0 {
+        v[v.len() - 1] * s
+    } else {
+        p113_h4(v, s + 0.3, k - 1) * v[0]
+    }
+}
+#[differentiable(second_order)]
+fn p113_h5(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 1.5 + v[v.len() - 1] * 0.5)
+}
+program! {
+    #[differentiable(second_order)]
+    fn p113(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p113_h0(xs, a);
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 2] * a;
+        }
+        p113_h3(&mut buf2, &xs[..], t1.tanh());
+        let (h3, c4) = buf2.split_at_mut(3);
+        p113_h3(h3, &xs[..8], t1.tanh());
+        let t5 = c4[0] * 0.25 + h3[h3.len() - 1] + c4.len() as f64 * 0.1;
+        let t6 = buf2[0] + buf2[3] * 0.5;
+        let t7 = p113_h4(xs, t5.tanh(), 2);
+        let t8 = match p113_h5(xs, t7.tanh()) { Ok(v) => v, Err(_) => t7.tanh() * -0.5 };
+        let t9 = p113_h0(&buf2, t8.tanh() * 0.3).sin();
+        let mut buf10 = vec![0.0; 4];
+        for i in 0..4 {
+            buf10[i] = xs[i + 1] * t5.tanh();
+        }
+        p113_h1(&mut buf10, t8.tanh() * 0.6);
+        let t11 = buf10[0] + buf10[3] * -0.5;
+        t11 + t9 + t8 + t7 + t6 + a * 0.3
+    }
+    check_p113(seed = 0x860fb90db1e4c08b, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p114(a: f64, b: f64, n: usize) -> f64 {
+        let t0 = b;
+        let mut v1: Vec<f64> = Vec::new();
+        v1.push(((1.5 + a.sin()).log(2.5 + (n as f64).cos()) / (1.0 + (0.5 * (n as f64).tanh()).asin().powi(2)) * 0.5).atan());
+        v1.push(((t0 + 2.0) / (1.0 + b.cos().powi(2)) * 0.25).tanh());
+        let t2 = v1[0] * 0.5 + v1[1];
+        let t3 = if n < 1 { a * (p101(a, t2.cos()) * 0.1).sin() * a.cos() } else { f64::atan(t2) };
+        let mut acc4 = (2.0 + 1.0_f64.to_radians().cos()).powi(-2);
+        let c5 = |u6: f64| 0.6 * u6;
+        let t7: f64 = c5((2.0 + acc4.cos()).powi(-2).cos()) - 0.5 * c5(t3.powi(2).ln_1p());
+        let t8 = acc4 + t2;
+        if b.max(t2) > 0.1 {
+            acc4 += (t2.tanh().cos() * 0.5).sin();
+            let flag9 = (p103((n as f64).sin(), (a.sin().exp2() * 0.5).atan(), ((acc4 + b) * 0.5).atan(), t3.atan(), 1) * 0.5) > 0.0;
+        } else {
+            let t10 = if 0.9 > 0.1 { acc4.min(acc4 * t3) } else { (2.0 + (0.75 + t7).sin()).cbrt() };
+        }
+        2.0 * t7 + acc4.sin() - t3 + t0
+    }
+    check_p114(seed = 0x8af739f483db3f5d, inputs = 2, calls = [p101, p103], at = |p| (p[0], p[1], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p115(b: f64, xs: &[f64], a: f64, n: usize) -> f64 {
+        let mut acc0 = (xs.iter().map(|q| q.cos()).product::<f64>().cos() - 0.75_f64.cos()) * 0.5;
+        match n {
+            0 | 1 => {
+                let b = b - (n as f64).cos();
+                let t3: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u1, &w2)| xs.iter().map(|q| (q * 0.75).sin()).sum::<f64>() * xs[(n + 1) % 3] * a * (0.5 * w2)).sum();
+            }
+            _ => {
+                let t4 = if a.tanh() < 0.0 { f64::atan(xs[n % xs.len()]) - a.min(0.3) } else { (p114(xs[1], (xs[(n + 1) % 3] * 1.5 * 0.5).sin(), 1) * 0.25).sin() };
+                let t5 = if n == 2 { b.powi(3) } else { xs[(n + 1) % 3] };
+            }
+        }
+        let t7 = { let u6 = (acc0.mul_add(acc0, xs[0]) * (b / (1.0 + acc0.powi(2))) * 0.05).atan(); (1.5 + xs[n % xs.len()].cos()).sqrt() / (1.0 + (xs[n % xs.len()] * 0.2).powi(2)) };
+        let c8 = |u9: f64| xs[0] * u9 + (t7 * 0.5).atan() * xs[n % xs.len()];
+        let t10: f64 = c8((a - p99(((n as f64).mul_add(1.0, a) * 0.25).tanh()) * 0.5 - t7 * 0.5) * 0.25) - 0.5 * c8((xs[2] * (t7 * 0.5) * 0.5).atan());
+        acc0 = (acc0 * a.min(xs[n % xs.len()])).sin();
+        for i in 0..3 {
+            let mut k11 = 0;
+            loop {
+                if (t7 * 0.5).tanh() > -0.2 {
+                    let mut w12 = 0;
+                    while w12 < 1 {
+                        let mut acc13 = 0.0;
+                        acc13 = (1.5 + (t7 * 0.5).sin().sin()).powf((0.2 + (t7 * 0.5).sin()).tanh());
+                        w12 += 1;
+                    }
+                } else {
+                    acc0 = (f64::min(-xs.iter().map(|q| q * q).sum::<f64>(), (acc0 * 0.05).sin()) * 0.25).tanh();
+                }
+                acc0 += (-(t10 * 0.25).tanh()).powi(2).ln_1p();
+                k11 += 1;
+                if (0.75_f64.hypot(b) > 0.3) || k11 >= 2 { break; }
+            }
+            acc0 -= f64::cos(xs[0] / (1.0 + (acc0 * 0.05).sin().powi(2))) * 0.5;
+        }
+        (t10 * 0.25).atan() + 0.1 * (t7 * 0.5).tanh() - (acc0 * 0.05).sin() - a.cos()
+    }
+    check_p115(seed = 0xb70ecd32b227f3a7, inputs = 5, calls = [p99, p114], at = |p| (p[0], &p[1..4], p[4], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p116(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a - a + -0.48_f64 + xs[0]).tanh();
+        let t2 = (((a).cos() * a).tanh() + xs[1]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 1..xs.len() {
+            let t3 = ((xs[i - 1]).sin()).tanh() * 1.5;
+            let t4 = ((((xs[i]).cos() * a) * (xs[i] + xs[i - 1])).cos() * a).tanh() * 1.5;
+            if ((xs[i]).cos() * xs[i - 1]).tanh() < -0.46 {
+                let mut t5 = 0.0;
+                for j in 0..2 {
+                    t5 += (((xs[i - 1]).sin()).mul_add(0.5, t1) * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                let t6 = (t1).tanh() * 1.5;
+            }
+            acc = acc + ((xs[i]).tanh()).tanh() - (a).tanh();
+            let t7 = if (xs[i]).sin() > -0.13 { ((1.0 + (t3 - xs[i]) * (t3 - xs[i])).ln()).tanh() } else { t4 };
+            acc = acc + ((1.0 + ((t1).cos() * t1 - xs[i]) * ((t1).cos() * t1 - xs[i])).ln()).tanh() - (((xs[i] + (xs[i - 1]).mul_add(0.5, t1)) * 0.5).exp()).tanh();
+            carried = carried * 0.5 + (t1).tanh();
+            acc += carried;
+        }
+        acc.sin()
+    }
+    check_p116(seed = 0xde169b525020097e, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p117(xs: &[f64], b: f64, c: f64, a: f64) -> f64 {
+        let mut acc0 = 0.25 * b.cos();
+        let mut w1 = 0;
+        while w1 < 1 && (f64::atan(xs[1]) < -0.1) {
+            match w1 {
+                0 => {
+                    let t2 = (c * b).min(xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>());
+                }
+                _ => {
+                    acc0 -= (acc0 * 0.5 + a).hypot(w1 as f64 + c) * 0.1;
+                }
+            }
+            acc0 *= 0.8 + 0.2 * (xs[0] - a).sin();
+            w1 += 1;
+        }
+        (acc0 * 0.25).sin()
+    }
+    check_p117(seed = 0x2c61cadf01c84b17, inputs = 7, calls = [], at = |p| (&p[0..4], p[4], p[5], p[6]),
+        params = ["c", "b", "a"] at [5, 4, 6]);
+}
+
+#[differentiable(second_order)]
+fn p118_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.25;
+    }
+    y[0] * 0.6
+}
+#[differentiable(second_order)]
+fn p118_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+}
+#[differentiable(second_order)]
+fn p118_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p118_h1(y, s);
+    let _ = p118_h0(s * 0.75, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p118_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.3
+}
+program! {
+    #[differentiable(second_order)]
+    fn p118(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
+        for i in 0..3 {
+            buf1[i] = xs[i + 3] * a;
+        }
+        let t2 = p118_h0(a, &xs[2..], &mut buf1).tanh();
+        p118_h2(&mut buf1[..], &xs[3..], t2.tanh());
+        for v3 in buf1.iter_mut() {
+            *v3 = (*v3 * a).sin();
+        }
+        let t6 = buf1[0] + buf1[2] * 0.75;
+        let t7 = p118_h3(&xs[0..5], t6.tanh()).sin();
+        let t8 = p118_h3(&buf1, a).sin();
+        let s9 = &xs[..4];
+        let t10 = (s9[1] * t2.tanh() * 0.5 + s9[3]).sin() + s9[s9.len() - 1] * 1.5;
+        t10 + t8 + t7 + t6 + t2 + a * 0.3
+    }
+    check_p118(seed = 0xeb33e3dd91e0d8df, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p119(n: usize, a: f64, xs: &[f64]) -> f64 {
+        let t0 = (-(xs[xs.len() - 1 - n] * xs.iter().map(|q| q * q).sum::<f64>())).tanh().exp_m1();
+        let mut acc1 = (2.0 + a.cos()).recip() * t0.atan();
+        acc1 /= (1.0 + acc1.powi(2));
+        let t0 = t0 * (acc1 * a);
+        let mut w2 = 0;
+        while w2 < 2 && (0.1 * acc1 > -0.1 && acc1 < -0.4) {
+            for j in 1..=2 {
+                let acc1 = acc1 * 0.1 * (a * xs[3]);
+            }
+            let o3: Option<f64> = if w2 % 2 == 0 { Some((acc1 * 0.1 - 0.25 + 0.2 * (acc1 * 0.1)) * 0.5) } else { None };
+            let t5: f64 = if let Some(u4) = o3 { (xs[w2] - (acc1 * 0.1).sin()) * ((p94(2.0) * 0.5).sin() - xs[xs.len() - 1 - n]) } else { (2.0 + (t0 * 0.25).cos()).recip() };
+            acc1 = (0.1 * xs[xs.len() - 1 - n]).min(a.atan());
+            w2 += 1;
+        }
+        if xs[xs.len() - 1 - n].abs() > (t0 * 0.25).tanh() || (t0 * 0.25).sin() < 0.1 {
+            acc1 = ((acc1 * 0.1).tanh() + (xs[n].powi(2) * 0.5).tanh()).tanh();
+        } else {
+            let t8: f64 = xs.iter().rev().skip(1).map(|&u6| (xs[n] - xs[n]) * xs[n]).sum();
+        }
+        0.75 * (t0 * 0.25).tanh() - 0.5 * (acc1 * 0.1).tanh()
+    }
+    check_p119(seed = 0x9445b5f6108a15a2, inputs = 5, calls = [p94], at = |p| (1, p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p120(b: f64, c: f64, a: f64) -> f64 {
+        let b = b * a.powi(3);
+        let t0 = match ((a.mul_add(c, p114((p97(c.cos(), 0.1, (b * 0.25).sin().max(a)) * 0.5).atan().min(c), (b * 0.25).sin(), 1) * 0.25) * 0.25).sin().abs() * 2.0) as usize % 3 { 0 | 1 => (a * c).atan(), _ => ((c + (b * 0.25).tanh()) * c.mul_add(a, (b * 0.25).sin()) * 0.25).atan() };
+        let t1 = c;
+        let mut acc2 = (b * 0.25).atan().abs().sin();
+        let t3 = if t1 > 0.25 { acc2.tanh().exp_m1() + a / (1.5 + t1.tanh()) } else { t1.cos().exp() };
+        if a - (b * 0.25).atan() > 0.25 {
+            return ((b * 0.25).atan() + 1.0).atan2(1.5 + (a + t0).cos());
+        }
+        0.5 * (t3 * 0.5).atan() + 0.1 * acc2 + t1 + t0 + 0.5 * c
+    }
+    check_p120(seed = 0xd4f7597272306706, inputs = 3, calls = [p97, p114], at = |p| (p[0], p[1], p[2]),
+        params = ["a"] at [2]);
+}
+
+#[differentiable(second_order)]
+fn p121_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
+    }
+}
+#[differentiable(second_order)]
+fn p121_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).sin() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p121_h2(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.5 + (a[i] * s).cos();
         a[i] = (b[i] * 0.5).tanh() + a[i] * 0.5;
     }
 }
 #[differentiable(second_order)]
-fn p114_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p114_h2(y, s);
-    p114_h1(s * -0.5, &x[1..], y);
+fn p121_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p121_h1(y, s);
+    p121_h0(s * -0.5, &x[1..], y);
     y[y.len() - 1] + x[0]
 }
-#[differentiable(second_order)]
-fn p114_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
 program! {
     #[differentiable(second_order)]
-    fn p114(ys: &mut [f64], w: [f64; 3], xs: &[f64], a: f64, b: f64) -> f64 {
-        let s1 = &xs[..6];
-        let t2 = (s1[3] * a * 0.6 + s1[4]).sin() + s1[s1.len() - 1] * 1.5;
-        let t3 = p114_h0(&w, b, 3);
-        p114_h1(b, xs, ys);
-        let t4 = ys[1] * 0.6;
-        let (h5, c6) = ys.split_at_mut(2);
-        p114_h3(h5, c6, t4.tanh());
-        let t7 = c6[0] * 0.75 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = ys[0] * 0.3;
-        let mut buf9 = vec![-0.5; 3];
-        let _ = p114_h4(&mut buf9, xs, w[0]);
-        buf9[2..].copy_from_slice(&xs[1..2]);
-        let t13 = buf9[0] + buf9[2] * 0.3;
-        let arr14 = p114_h5(&buf9[..], a);
-        let t15 = arr14[0] * arr14[2];
-        t15 + t13 + t8 + t7 + t4 + ys[2] + w[1] * 0.5 + a * 0.3
+    fn p121(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        p121_h0(a, xs, ys);
+        let t1 = ys[1] * 0.6;
+        let (h2, c3) = ys.split_at_mut(2);
+        p121_h2(h2, c3, b);
+        let t4 = c3[0] * 0.75 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
+        let t5 = ys[0] * 0.3;
+        let mut buf6 = vec![-0.5; 3];
+        let _ = p121_h3(&mut buf6, xs, t5.tanh());
+        buf6[2..].copy_from_slice(&xs[2..3]);
+        let t10 = buf6[0] + buf6[2] * 0.3;
+        t10 + t5 + t4 + t1 + ys[2] + a * 0.3
     }
-    check_p114(seed = 0xc621bda2ec2b6610, inputs = 15, calls = [], at = |p| (&mut p[0..3].to_vec(), <[f64; 3]>::try_from(&p[3..6]).unwrap(), &p[6..13], p[13], p[14]));
+    check_p121(seed = 0x2ff9544cff026c55, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], &mut p[10..13].to_vec()));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p115(n: usize, a: f64) -> f64 {
-        let t0 = match n % 3 { 0 => a, 1 => (0.25_f64.cos().exp() - a.cos()) * 0.5, _ => a.asinh().mul_add(0.9 * n as f64, a - a) * 0.25 };
-        let o1: Option<f64> = if a - t0 < -0.4 { Some((t0.hypot(t0) * 1.25 * 0.25).atan()) } else { None };
-        let t3: f64 = if let Some(u2) = o1 { a * 1.25 } else { t0 / (1.0 + a.powi(2)) * 0.5 };
-        let mut acc4 = t3;
-        if (0.25 * n as f64) > 0.3 {
-            for i in (0..8).step_by(2) {
-                let t5 = 0.6_f64.abs() * (t0 * 0.6);
-                acc4 = ((a.atan() + t0) * 0.5).sin();
-            }
-        } else if (acc4 * 0.1).sin().sin().exp() > 0.0 {
-            let mut acc6 = ((1.0 + t3.powi(2)).cbrt().hypot(t3 * t3) * 0.1).atan();
-        } else {
-            let mut w7 = 0;
-            while w7 < 2 {
-                let o8: Option<f64> = if (1.0 + (acc4 * 0.1).tanh().powi(2)).sqrt() < 0.0 { Some(0.5 * -t0) } else { None };
-                let t10: f64 = if let Some(u9) = o8 { a } else { f64::min((acc4 * 0.1).sin(), 0.6) };
-                acc4 += (a * t3).atan2(1.5 + t0.sin().cos()) * 0.5;
-                w7 += 1;
-            }
+    fn p122(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = (x / &x.mapv(|q| q * q + 1.0)).sum() * 0.1;
+        if n % 2 == 0 {
+            t1 = x[[1, 1]];
         }
-        acc4 * 0.1 + t3
+        let t2 = (v + v).mean().unwrap();
+        let mut t3 = v / &(x.sum_axis(Axis(1)) * 0.3).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t3 = (x.dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        let t4 = t3.dot(x) * 0.3;
+        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2
     }
-    check_p115(seed = 0x9d765906d3c66342, inputs = 1, calls = [], at = |p| (1, p[0]));
-}
-
-#[differentiable(second_order)]
-fn p116_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable(second_order)]
-fn p116_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 1.5).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-}
-#[differentiable(second_order)]
-fn p116_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p116_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p116_h1(y, s);
-    p116_h2(s * 0.75, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p116_h4(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).sin();
-    r[1] = v[1] * 0.6;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable(second_order)]
-    fn p116(b: f64, xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
-        let t1 = p116_h0(&ys[..3], a);
-        let arr2: [f64; 3] = [b, xs[1] * 0.75, (b).sin()];
-        let t3 = arr2[0] * arr2[2];
-        p116_h1(&mut ys[0..=1], b);
-        let t4 = ys[2] * 0.75;
-        p116_h2(t4.tanh(), &xs[..7], &mut ys[..2]);
-        let t5 = ys[1] * 1.5;
-        p116_h3(ys, &xs[..], t1.tanh() * -0.5);
-        let t6 = ys[0] * 0.3;
-        let arr7 = p116_h4(&xs[..], t3.tanh());
-        let t8 = arr7[0] * arr7[1];
-        p116_h1(ys, t6.tanh());
-        let t9 = ys[2] * 0.3;
-        t9 + t8 + t6 + t5 + t4 + ys[2] + a * 0.3
-    }
-    check_p116(seed = 0x38cc62eb9c8ac635, inputs = 13, calls = [], at = |p| (p[0], &p[1..9], p[9], &mut p[10..13].to_vec()));
+    check_p122(seed = 0x3f2593995c43c278, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p117(n: usize, b: f64, a: f64, d: f64, c: f64) -> f64 {
-        let mut acc0 = b.sin() * d;
-        let t1 = d / (2.0 + (c / (1.5 + (n as f64).tanh())).cos());
-        let mut k2 = 0;
-        let r5 = loop {
-            let t3 = (-(acc0 * 0.1).atan()).tanh();
-            let t4 = if (2.0 + (acc0 * 0.1).sin()).ln() > -0.4 { f64::cos(a + c) } else { 0.9_f64.cos().mul_add(t1.cos().exp(), c.powi(3)) };
-            let a = a + b * t1;
-            acc0 /= (1.0 + f64::tanh(k2 as f64).powi(2));
-            k2 += 1;
-            if ((acc0 * 0.1).tanh().powi(2) > 0.7) || k2 >= 4 { break 0.6 * (acc0 * 0.1); }
+    fn p123(d: f64, c: f64, a: f64, b: f64) -> f64 {
+        let t0 = f64::max(d + d, (0.5 * a.tanh()).acos().mul_add(c.sin().exp2(), 0.2 * b));
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = b * 1.25;
+        }
+        let mut acc2 = (1.5 + (1.5 + v1[2].sin()).powf(v1.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()).tanh()).sin()).log(2.5 + (1.5 + b.sin()).powf(v1.iter().map(|q| q * q).sum::<f64>().tanh()).cos());
+        if d.cos().exp() < 0.1 {
+            let t5: f64 = { let v3: Vec<f64> = v1.iter().map(|&u4| c).collect(); v3[0] + v3[3] };
+        } else {
+            acc2 = (acc2 + (a * c * 0.5).atan()).atan();
+        }
+        let b = b - c * v1[3];
+        for i in 0..2 {
+            v1[1] = (a.max((v1[i] * 0.25).atan()).powi(3) * 0.25).tanh();
+        }
+        (acc2 * 0.25).sin() + (t0 * 0.5).atan() + a
+    }
+    check_p123(seed = 0xbe8cffe84dd8ba84, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p124(a: f64, b: f64) -> f64 {
+        let mut a = a;
+        let mut acc0 = b;
+        let mut w1 = 0;
+        while w1 < 1 {
+            if (a * 0.5).sin().mul_add(0.3, (acc0 * 0.5).atan()) < 0.5 {
+                let t2 = (1.5 + b.cos()).sqrt();
+            }
+            acc0 = (acc0 * 0.5).tanh() * (acc0 * 0.5).sin() * (acc0 * 0.5 * 1.25) * 0.5;
+            w1 += 1;
+        }
+        (acc0 * 0.5).tanh() + 1.25 * (a * 0.5).atan()
+    }
+    check_p124(seed = 0xe130fcef4680253e, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p125(b: f64, n: usize, a: f64) -> f64 {
+        let a = a + b * a;
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = ((a * 0.25).sin() - n as f64).tanh().cosh();
+        }
+        let t3: f64 = v0.iter().take(2).map(|&u1| v0[2].sin().mul_add(u1.abs(), u1)).fold(0.0, |s, v| s * 0.5 + v);
+        v0[3] += ((p120(v0[0], (2.0 + b.cos()).recip(), v0[v0.len() - 1 - n].min(b)) * 0.25).atan().min((t3 * 0.1).tanh()).powi(3) * 0.25).atan();
+        let mut acc4 = (0.5 * b.tanh()).asin();
+        let mut k5 = 0;
+        let r7 = loop {
+            let mut acc6 = 1.0;
+            v0[1] -= ((-(a * 0.25).sin() - v0.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>()) * 0.02).sin();
+            k5 += 1;
+            if (0.6 > 0.1) || k5 >= 5 { break ((v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).atan() * b).tanh(); }
         };
-        let mut v6: Vec<f64> = Vec::new();
-        v6.push((a.mul_add(d, b) * d * 0.5).tanh());
-        v6.push((2.0 + a.cos()).recip() * 0.75);
-        let t7 = v6[0] * 0.5 + v6[1];
-        let mut w8 = 0;
-        while w8 < 2 {
-            for j in 0..3 {
-                acc0 = ((j as f64 + acc0 * 0.05).hypot(d.max(t7)) * 0.25).sin();
-            }
-            let mut acc9 = ((r5 + d) * (1.5 + t7.sin()).powf(t7.tanh()) * 0.25).sin();
-            acc0 -= f64::atan(t7).atan() * 0.5;
-            w8 += 1;
+        let t8 = (r7 / (1.0 + 1.25_f64.powi(2))).atan();
+        let t9 = (v0[1] * 0.1).tanh();
+        let mut v10 = vec![0.0; v0.len()];
+        for i in 0..v10.len() {
+            v10[i] = ((2.0 + (v0[i] * 0.1).tanh().cos()).recip() * (v0[n] * 0.1).atan().powi(3) * 0.5).atan();
         }
-        t7 + r5 + acc0 * 0.05
+        t9 + t8 - r7 + 1.0 * (acc4 * 0.1).sin() - t3 * 0.1 + 2.0 * (a * 0.25).atan()
     }
-    check_p117(seed = 0x1b5c3b8e56501fda, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]));
+    check_p125(seed = 0x11c74f639d2ca2ec, inputs = 2, calls = [p120], at = |p| (p[0], 2, p[1]),
+        params = ["b"] at [0]);
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p118(c: f64, b: f64, a: f64) -> f64 {
-        let t0 = (-(p106(((b + b) * 0.5).tanh(), (1.0 + b.powi(2)).ln(), (b * c * 0.5).tanh(), c) * 0.5).atan()).powi(3) - c.clamp(-0.75, 0.75);
-        let mut acc1 = c;
-        let mut acc2 = a;
-        let t3 = a;
-        let o4: Option<f64> = if a.atan() < 0.7 { Some(1.5 + acc1) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { (1.5 + a.cos()).sqrt() - t0 * 0.5 * acc1 } else { a * a };
-        let t7 = c.sin();
-        let c = c + acc2;
-        let mut k8 = 0;
-        loop {
-            let mut acc9 = 1.0;
-            acc9 = ((acc1 * 0.25).atan().tanh().exp2().mul_add((acc1 * 0.25).atan(), (t6 * 0.25).sin() * k8 as f64) * 0.25).sin();
-            k8 += 1;
-            if ((0.3 * p80((a.hypot((t0 * 0.5).tanh()) * 0.5).tanh(), (k8 as f64 * 1.25 * 0.5).sin())) < 0.7) || k8 >= 2 { break; }
-        }
-        c * 0.5 - t7 - 0.6 * (t6 * 0.25).tanh() + 0.9 * t3 + (acc2 * 0.25).tanh() + (acc1 * 0.25).atan().tanh() + t0 * 0.5 - a
-    }
-    check_p118(seed = 0xbc6be1da990733c1, inputs = 3, calls = [p80, p106], at = |p| (p[0], p[1], p[2]));
-}
-
-#[differentiable(second_order)]
-fn p119_h0(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).tanh()) } else { None };
-    let h = head?;
-    Some(h * 0.3 + v[v.len() - 1] * 0.6)
-}
-#[differentiable(second_order)]
-fn p119_h1(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.75
-}
-#[differentiable(second_order)]
-fn p119_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p119_h1(&v[1..], s * 1.5) + p119_h1(v, s).sin()
-}
-#[differentiable(second_order)]
-fn p119_h3(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.3).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-#[differentiable(second_order)]
-fn p119_h4(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.6;
-    }
-}
-#[differentiable(second_order)]
-fn p119_h5(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p119_h3(y, s);
-    p119_h4(s * 0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p119_h6(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 1.5;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-program! {
-    #[differentiable(second_order)]
-    fn p119(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = match p119_h0(xs, w[2]) { Some(v) => v, None => w[2] * 0.25 };
-        let t2 = p119_h2(&xs[1..=3], w[0]).sin();
-        let t3 = p119_h2(&xs[..], w[0]);
-        let mut buf4 = vec![0.0; 2];
-        for i in 0..2 {
-            buf4[i] = xs[i + 3] * t3.tanh() * -0.5;
-        }
-        p119_h3(&mut buf4, a);
-        p119_h3(&mut buf4, t3.tanh());
-        let (h5, c6) = buf4.split_at_mut(1);
-        for _ in 0..3 {
-            p119_h4(t2.tanh() * 1.5, xs, c6);
-        }
-        let t7 = c6[0] * 0.75 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
-        let t8 = buf4[0] + buf4[1] * -0.5;
-        let arr9 = p119_h6(xs, a);
-        let t10 = arr9[2] * arr9[0];
-        t10 + t8 + t7 + t3 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p119(seed = 0x3dc1e6af63a8c5da, inputs = 10, calls = [], at = |p| (p[0], &p[1..7], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p120(a: f64, b: f64, n: usize) -> f64 {
-        let t0 = (0.5 * (b - 0.1).tanh()).asin().hypot(p106((a * b * 0.5).atan(), 2.0 * a * 0.5, (p117(2, a.tanh().cosh(), ((1.5 + b.sin()).powf(b.tanh()) * 0.5).sin(), ((a - a) * 0.5).tanh(), a) * 0.25 / (1.5 + b.tanh()) * 0.25).sin(), ((b + a) * 0.5).tanh()) * 0.5 * n as f64);
-        let mut acc1 = (0.1 + b + a) * 0.5;
-        if (n as f64 - b) > 0.5 {
-            let a = a * (acc1 + t0 * 0.1);
-        } else {
-            let b = b + -acc1;
-        }
-        acc1 + 1.0 * (t0 * 0.1).sin() - b
-    }
-    check_p120(seed = 0x4dc29117a304b922, inputs = 2, calls = [p106, p117], at = |p| (p[0], p[1], 3));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p121(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = x.to_owned();
-        let t2 = &((&t1 * v).mapv(f64::tanh)) - (v.sum().sin());
-        let t3 = &t2 / &(&t2 - v).mapv(|q| q * q + 1.0);
-        let mut t4 = v + &((&t3 * (s)).mapv(f64::tanh));
-        for _ in 0..n {
-            t4 = (&t4 * ((s) + (s) * 0.5)).mapv(f64::sin) + &t4 * 0.5;
-        }
-        let mut t5 = v.to_owned();
-        for _ in 0..n {
-            t5 = (((x * &t1).mapv(f64::tanh)).dot(&t5) * 0.3).mapv(f64::tanh) + &t5 * 0.5;
-        }
-        t5.dot(&t5) * 0.1 + t4.sum() * 0.2 + t3.sum() * 0.2
-    }
-    check_p121(seed = 0x1013e50306817ff6, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p122(b: f64, xs: &[f64], a: f64) -> f64 {
-        let a = a + (a + a);
-        let mut acc0 = (b + xs[1]).atan2(1.5 + (a * 0.25).cos().cos());
-        for i in 0..2 {
-            let t3: f64 = xs.iter().rev().skip(1).map(|&u1| b.asinh() / (1.0 + (1.25 * (acc0 * 0.25).sin()).powi(2))).sum();
-            acc0 += (a * 0.25).sin() * 0.5 - (a * 0.25).tanh();
-            let t4 = xs[i].cos();
-            let t5 = i as f64 / (1.5 + ((acc0 * 0.25).atan() / (1.0 + (i as f64).powi(2))).tanh());
-        }
-        let mut v6: Vec<f64> = Vec::new();
-        v6.push((acc0 * 0.25).sin());
-        v6.push(xs[2]);
-        let t7 = v6[0] * 0.5 + v6[1];
-        let t8 = a * 0.25 * (acc0 * 0.25).atan().min((acc0 * 0.25).sin());
-        for (i, q9) in xs.iter().enumerate() {
-            for (j, q10) in xs.iter().enumerate() {
-                if i % 2 == 0 {
-                    let t11 = (t8 * 0.5).atan() * xs[j];
-                } else {
-                    let t12 = -t7;
-                }
-                acc0 += (acc0 * 0.02).atan() * 0.5;
-            }
-            acc0 -= (a * 0.25).tanh();
-        }
-        1.5 * (t8 * 0.5).tanh() + t7 - (acc0 * 0.02).atan() + 0.3 * (a * 0.25).atan() + b + 0.5 * (acc0 * 0.02).atan()
-    }
-    check_p122(seed = 0x1fbff39f2eefbf97, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p123(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[2]).tanh();
-        let t2 = (((a) * (a)).tanh() + xs[2]).tanh();
+    fn p126(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + a + a + xs[3]).tanh();
+        let t2 = (((a).cos() * a).sin() + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 1..xs.len() {
-            if ((xs[i - 1]).cos() * xs[i]).cos() * t1 < 0.25 {
-                extra += (((1.0 + (a) * (a)).ln()).tanh()).tanh();
-            } else {
-                let t3 = if (((xs[i - 1]).mul_add(0.5, t2)) * 0.5).exp() > -0.09 { ((1.0 + ((0.31_f64).tanh() - (-0.69_f64).cos() * xs[i - 1]) * ((0.31_f64).tanh() - (-0.69_f64).cos() * xs[i - 1])).ln()).tanh() } else { (1.0 + (xs[i - 1]) * (xs[i - 1])).ln() };
+            let t3 = (t2).tanh() * 1.5;
+            acc += (xs[i]).tanh();
+            acc += (((xs[i]).mul_add(0.5, xs[i - 1])).mul_add(0.5, xs[i - 1])).tanh();
+        }
+        let r = acc;
+        r
+    }
+    check_p126(seed = 0xd8cb674a00880afc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p127(a: f64, b: f64) -> f64 {
+        let mut acc0 = (b * b).tanh();
+        let mut k1 = 0;
+        loop {
+            let t2: f64 = (1.5 + (b + b).sin()).powf((1.5 + b.sin()).powf((acc0 * 0.1).tanh()).tanh());
+            acc0 += (((k1 as f64).mul_add(1.0, t2) - a * b) * 0.1).tanh();
+            acc0 *= t2.powi(2).ln_1p().cos();
+            k1 += 1;
+            if (t2 > k1 as f64) || k1 >= 5 { break; }
+        }
+        let t3 = f64::atan(p103(-a, a * 0.2, a, a * (p101(b.cos(), b.atan()) * 0.1).sin(), 1) * 0.5 * (acc0 * 0.05).tanh());
+        if 1.25 < 0.5 {
+            for i in 0..1 {
+                let t4 = (acc0 * 0.05).atan().mul_add(t3, t3);
+                acc0 = b * b;
             }
-            acc += (((t2) * 0.5).exp() + (t2).sin() - a).tanh();
-            if (1.0 + ((xs[i]).cos() * xs[i - 1]) * ((xs[i]).cos() * xs[i - 1])).ln() < -0.06 {
-                if (1.0 + ((1.0 + (xs[i]) * (xs[i])).ln()) * ((1.0 + (xs[i]) * (xs[i])).ln())).ln() < 0.01 {
-                    continue;
+        } else {
+            let mut acc5 = ((a * t3 - (t3 + (acc0 * 0.05).tanh())) * 0.5).atan();
+        }
+        t3 - (acc0 * 0.05).tanh()
+    }
+    check_p127(seed = 0x7731cc4baf3d52b4, inputs = 2, calls = [p101, p103], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p128(a: f64, n: usize, b: f64) -> f64 {
+        let t0 = if (a / (1.0 + (n as f64).powi(2))) > -0.2 { (n as f64 * b).asinh() } else { b };
+        let mut acc1 = a;
+        match n {
+            0 => {
+                if a - acc1 > t0 {
+                    let mut w2 = 0;
+                    while w2 < 3 {
+                        if w2 % 3 == 1 {
+                            for j in 0..1 {
+                                for l in (0..6).step_by(2) {
+                                    let t3 = if w2 % 2 == 0 { (acc1 * 0.05).sin() * a + (1.5 + 0.9_f64.cos()).sqrt() } else { b.tanh().exp2() };
+                                    acc1 += ((a - (acc1 * 0.05 - a)) * 0.25).sin();
+                                }
+                                acc1 /= (2.0 + (acc1 * 0.05 / (1.0 + 0.6_f64.powi(2))).cos());
+                            }
+                        }
+                        acc1 = acc1 * 0.05;
+                        w2 += 1;
+                    }
+                } else {
+                    acc1 = (2.0 + (acc1 * 0.05).atan().cos()).powi(-2);
                 }
-                acc += (xs[i - 1]).tanh();
             }
-            extra = extra + (a).tanh() - (t2).tanh();
-            acc = acc + (t1).tanh() - ((a + xs[i - 1]).mul_add(0.5, xs[i]) + ((xs[i - 1]) * (xs[i])).cos() * xs[i]).tanh();
+            1 => {
+                if (n as f64) > (acc1 * 0.05).tanh() && (acc1 * 0.05).sin() < 0.0 {
+                    for i in 1..=3 {
+                        for j in 0..4 {
+                            acc1 += (n as f64 * t0).sin() * 0.5;
+                        }
+                        acc1 = ((acc1 * 0.02).atan() - ((acc1 * 0.02).hypot(b) * 0.25).tanh()).sin();
+                    }
+                }
+            }
+            _ => {
+                let mut acc1 = acc1;
+            }
         }
-        acc
+        (acc1 * 0.02).cos()
     }
-    check_p123(seed = 0xac6684ad32a03e63, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+    check_p128(seed = 0xfb7714b74b0b18c9, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p124(n: usize, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = n as f64;
+    fn p129(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().hypot(b)) > 0.7 || a < 0.5 {
+            acc0 = a.to_radians() * b;
+        } else if xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>().atan() > xs[0] && (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) < 0.5 {
+            let t1 = acc0 / (1.0 + b * b);
+        } else {
+            if a - a > 0.25 {
+                return (1.25 * xs.iter().map(|q| q * q).sum::<f64>()).clamp(-0.75, 0.75);
+            }
+        }
+        1.5 * acc0 - b + 0.5 * xs.iter().map(|q| (q * 0.6).sin()).sum::<f64>()
+    }
+    check_p129(seed = 0xf50f025d81a6df6d, inputs = 5, calls = [], at = |p| (p[0], p[1], &p[2..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p130(xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = ((a + a).mul_add(a, 0.6 + a) * 0.25).atan();
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = a * acc0.tanh().cosh();
             if i > 0 {
-                v0[i] += v0[i - 1] * a * 0.2;
+                v1[i] += v1[i - 1] * (xs[(i + 1) % 3].tanh().sinh() * 0.5).atan();
             }
         }
-        let t3: f64 = { let v1: Vec<f64> = v0.iter().map(|&u2| (u2 * 0.5).atan()).collect(); v1[0] + v1[1] };
-        let t4 = (v0[n] * 0.5).sin().mul_add(v0.iter().map(|q| ((q * 0.5) * 1.5).sin()).sum::<f64>(), 1.25);
-        t4 * 0.5 + 1.5 * (t3 * 0.5).atan() + a.tanh()
+        let mut v2 = vec![0.0; 3];
+        for i in 0..v2.len() {
+            v2[i] = a.tanh().exp_m1();
+            if i > 0 {
+                v2[i] += v2[i - 1] * ((v1[2] * 0.1).atan() * acc0 * 0.25).tanh();
+            }
+        }
+        let flag3 = a.powi(2) > -0.1;
+        let t4: f64 = 1.5 * acc0.atan() / (1.0 + (a * (p109(2, (xs[2] / (2.0 + a.cos()) * 0.5).atan()) * 0.25)).powi(2));
+        (t4 * 0.5).tanh() + acc0 + a.tanh()
     }
-    check_p124(seed = 0xfe065b0db022408f, inputs = 1, calls = [], at = |p| (1, p[0]));
+    check_p130(seed = 0x120f5a193ba0f177, inputs = 4, calls = [p109], at = |p| (&p[0..3], p[3]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p125(a: f64, xs: &[f64]) -> f64 {
+    fn p131(b: f64, xs: &[f64], a: f64) -> f64 {
+        let a = a - (xs.iter().map(|q| (q * 1.0).sin()).sum::<f64>() * 0.5).sin().powi(3);
+        let t0 = (1.0 + b.powi(2)).ln() + xs[1] * b;
+        let t1 = (t0 * 0.5).tanh() + t0 * 0.5;
+        let t2 = a;
+        t2.cos() + (t1 * 0.5).sin().tanh() + (t0 * 0.5).sin() + a
+    }
+    check_p131(seed = 0x83a3f5fb04f039de, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p132(b: f64, xs: &[f64], a: f64) -> f64 {
+        let mut acc0 = (1.5 + a.atan().cos()).sqrt();
+        acc0 /= (1.0 + (xs.iter().map(|q| q * a).sum::<f64>() / (1.0 + acc0 * acc0)).powi(2));
+        let mut acc1 = 1.0;
+        acc0 - a
+    }
+    check_p132(seed = 0x0ffdb5067579f0cc, inputs = 6, calls = [], at = |p| (p[0], &p[1..5], p[5]));
+}
+
+#[differentiable(second_order)]
+fn p133_h0(y: &mut [f64], s: f64) -> f64 {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * -0.5 + s).sin();
+    y[0] * y[y.len() - 1]
+}
+#[differentiable(second_order)]
+fn p133_h1(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable(second_order)]
+fn p133_h2(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p133_h1(&v[1..], s * 0.3) + p133_h1(v, s).tanh()
+}
+program! {
+    #[differentiable(second_order)]
+    fn p133(xs: &[f64], a: f64) -> f64 {
+        let mut buf1 = vec![0.5; 3];
+        let t2 = p133_h0(&mut buf1, a).tanh();
+        let t3 = buf1[0] + buf1[2] * 0.5;
+        let s4 = &xs[5..];
+        let t5 = (s4[0] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.75;
+        let t6 = p133_h2(&s4[..], t3.tanh()).sin();
+        let mut arr7 = [0.3_f64; 3];
+        arr7[1] = t2.tanh();
+        arr7[2] = xs[5] * 0.25;
+        let t8 = arr7[0] * arr7[2];
+        t8 + t6 + t5 + t3 + t2 + a * 0.3
+    }
+    check_p133(seed = 0xf41df688a707f02f, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
+        params = ["a"] at [8]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p134(xs: &[f64], n: usize, a: f64, b: f64) -> f64 {
+        let mut a = a;
+        let t0 = b.abs().powi(2).ln_1p();
+        let t1 = xs[n] * a / (1.0 + (xs[n] * 0.1).powi(2));
+        let c2 = |u3: f64| xs.iter().sum::<f64>().mul_add(xs[xs.len() - 1 - n].atan(), t0);
+        let t4: f64 = c2(((b + xs[n] - p114(xs[n].mul_add(n as f64, (t1 * 0.5).sin()) * 0.25, p128(((1.0 - xs.iter().map(|q| (q * 0.9).sin()).sum::<f64>()) * 0.25).atan(), 2, t0) / (1.0 + xs[n].powi(2)), 1) * 0.25) * 0.5).atan()) - 0.5 * c2(a - xs[n]);
+        let mut k5 = 0;
+        let r7 = loop {
+            a /= (1.0 + (a * 0.1).tanh().sin().powi(2));
+            let t6 = t4 * 0.1 * t0 - (b + xs[1]);
+            a = ((a * 0.1).atan() + (t1 * 0.5 * 0.5).tanh()).sin();
+            k5 += 1;
+            if (f64::sin(0.1) > -0.4) || k5 >= 6 { break (t6 * 0.25).sin(); }
+        };
+        a = ((a * 0.1 - (a * 0.1).sin()) * 0.5).atan().powi(2);
+        a = (((t1 * 0.5).tanh() * 2.0 - t0 / (2.0 + (t1 * 0.5).sin().cos())) * 0.5).tanh();
+        let t0 = t0 + xs.iter().map(|q| q * (t1 * 0.5).atan()).sum::<f64>().min(xs[n]);
+        a *= (0.25 * (t4 * 0.1)).cos();
+        t0 * 0.1 + (t4 * 0.1).sin() + 0.3 * (t1 * 0.5).tanh() + (a * 0.05).atan()
+    }
+    check_p134(seed = 0xcb220a66683fbb7a, inputs = 6, calls = [p114, p128], at = |p| (&p[0..4], 3, p[4], p[5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p135(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).mul_add(0.5, a)).tanh() + xs[2]).tanh();
+        let t2 = (a + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t1 = ((xs[i]).cos() * a).tanh() * 1.5;
-            acc += (((xs[i + 1]).sin()).tanh()).tanh();
-            if t1 > 0.10 {
-                break;
+        for i in 0..xs.len() {
+            if xs[i] + (xs[i]) * (xs[i]) > 0.24 {
+                let t3 = ((((xs[i]) * (t1)).cos() * xs[i]) * (((xs[i]) * 0.5).exp() - xs[i])).tanh() * 1.5;
+                acc += ((xs[i]) * (((0.94_f64).sin()) * (xs[i] - t1))).tanh();
+            } else {
+                acc += (xs[i] - ((xs[i]) * 0.5).exp()).tanh();
             }
-            acc += (a).tanh();
+            let t4 = (((1.0 + (xs[i]) * (xs[i])).ln()).tanh()).tanh() * 1.5;
+            let t5 = ((((xs[i] + xs[i]) * 0.5).exp()).sin()).tanh() * 1.5;
+            let t6 = (((xs[i] - t1).mul_add(0.5, xs[i])) * ((xs[i] + xs[i]).tanh())).tanh() * 1.5;
+            acc += ((((xs[i]).tanh()).cos() * t5).mul_add(0.5, t2)).tanh();
         }
         acc
     }
-    check_p125(seed = 0x1ef25d7b4c063ddc, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+    check_p135(seed = 0x0e9bc6f568d94787, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p136(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((a).tanh()).mul_add(0.5, 0.54_f64) + xs[3]).tanh();
+        let t2 = (t1 + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let mut t3 = 0.0;
+            for j in 0..2 {
+                t3 += ((1.0 + (t2) * (t2)).ln() * (j as f64 + 0.5)).sin();
+            }
+            let t4 = ((t1).mul_add(0.5, xs[i])).tanh() * 1.5;
+            if xs[i] > 0.40 {
+                let t5 = if ((t4).sin()).cos() * t4 < 0.31 { ((1.0 + (((xs[i]).cos() * a).tanh()) * (((xs[i]).cos() * a).tanh())).ln()).tanh() } else { (t2).cos() * xs[i] };
+                let mut t6 = 0.0;
+                for j in 0..2 {
+                    t6 += (((xs[i]).mul_add(0.5, xs[i])).cos() * t4 * (j as f64 + 0.5)).sin();
+                }
+            }
+            if (xs[i]) * (a) - (xs[i]) * (xs[i]) > -0.37 {
+                continue;
+            }
+            acc -= ((((xs[i] + xs[i]) * 0.5).exp()).tanh()).tanh();
+            acc += ((((t1).tanh() - (0.50_f64).mul_add(0.5, xs[i])) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p136(seed = 0x47ffbdc037221924, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
         params = ["a"] at [0]);
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p126(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = v.to_owned();
+    fn p137(b: f64, a: f64, c: f64) -> f64 {
+        let mut v0 = vec![0.0; 3];
+        for i in 0..v0.len() {
+            v0[i] = a.to_radians().cos().exp2();
+        }
+        let mut acc1 = ((b / (1.0 + b.powi(2)) + c.cos()) * 0.5).sin();
+        let mut k2 = 0;
+        loop {
+            let c3 = |u4: f64| (c * v0.iter().enumerate().map(|(k, q)| (q * 0.1) * k as f64).sum::<f64>() * 0.5).tanh() * 0.5_f64.tanh();
+            let t5: f64 = c3(0.1_f64) - 0.5 * c3((v0[k2 % v0.len()] * 0.1).sin());
+            for j in 0..v0.len() {
+                let t6 = (v0[j] * 0.02).atan();
+                acc1 += (-t6 * 0.5).sin();
+            }
+            acc1 = ((acc1 * 0.02).tanh() - t5.hypot((v0[(k2 + 1) % 3] * 0.02).tanh()) * 0.5).tanh();
+            k2 += 1;
+            if (0.3_f64.sin() > 2.0) || k2 >= 5 { break; }
+        }
+        1.25 * (acc1 * 0.02)
+    }
+    check_p137(seed = 0x81eaa8aa4a3c88d2, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p138(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let mut t2 = x.to_owned();
         for _ in 0..n {
-            t1 = ((x.dot(x) * 0.3).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+            t2 = (&t2 * (x[[2, 2]])).mapv(f64::sin) + &t2 * 0.5;
         }
-        let t2 = x.to_owned();
-        let t3 = (t1.dot(v) * 0.3) * x;
-        let t4 = (t1.sum().sin()) * &(t2.t().to_owned());
-        t4.sum() * 0.2 + t3.sum() * 0.2 + t2.sum() * 0.2
-    }
-    check_p126(seed = 0x0d85991baff9577f, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p127(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = &((s) - v) / &(x.dot(v) * 0.3).mapv(|q| q * q + 1.0);
-        let mut t2 = (t1.dot(x) * 0.3).mean().unwrap();
+        let mut t3 = ((s) * (v.mean().unwrap())).tanh();
         if n % 2 == 0 {
-            t2 = s;
+            t3 = s;
         }
-        let t3 = ((x * x).mapv(f64::tanh)).mean_axis(Axis(1)).unwrap();
-        let t4 = &((&t1 * (t2)).mapv(f64::sin)) + x;
-        t4.sum() * 0.2 + t3.dot(&t3) * 0.1 + t2
+        let mut t4 = v - &(v.sin());
+        if n % 3 == 0 {
+            t4 = v.powi(2);
+        }
+        t4.dot(&t4) * 0.1 + t3 + t2.sum() * 0.2
     }
-    check_p127(seed = 0xc2749b2f0f101290, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+    check_p138(seed = 0xca5813eb2248ed25, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p128(n: usize, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        if n == 1 {
-            let mut acc1 = 0.0;
-            let a = a * f64::tanh(a);
-            let t2 = match n { 0 => (0.5 - (a * 0.5).tanh()) * (b * 1.25), 1 => (p105(((1.0 + 2.0_f64.powi(2)).sqrt() * 0.5).sin(), n as f64 * (a * 0.5).sin() * 0.5, 1) * 0.25).sin().exp().tanh().sinh(), _ => ((p118((a * 0.5 * b * 0.25).atan(), b, (a * 0.5).sin()) * 0.1).atan2(1.5 + b.cos()) * (b + a * 0.5) * 0.25).tanh() };
-            if n > 1 {
-                match n % 3 {
-                    0 => {
-                        for i in 0..3 {
-                            let flag3 = b.cos() > 0.0;
-                            acc1 += ((a * 0.5).sin().mul_add(b * (a * 0.5), b / (1.0 + t2 * t2)) * 0.1).tanh();
-                        }
-                    }
-                    1 => {
-                        acc1 -= 0.9 * (b * 0.75);
-                    }
-                    _ => {
-                        for i in 0..4 {
-                            let t4: f64 = (1.0 + (a * 0.5).powi(2)).ln().sin();
-                            acc1 = ((acc1 * 0.1).tanh() + (acc1 * 0.1).sin().clamp(-0.75, 0.75)).tanh();
-                        }
-                    }
-                }
-            } else {
-                acc0 -= f64::min(b, b).max(b);
+    fn p139(c: f64, n: usize, a: f64, b: f64) -> f64 {
+        let a = a + 0.1 * c;
+        let mut acc0 = 0.0;
+        let mut w1 = 0;
+        while w1 < 2 {
+            if b.tanh().exp2() > a {
+                let t2 = a * c;
             }
+            acc0 += (a * 0.5).sin();
+            w1 += 1;
         }
-        if (acc0 * 0.1).tanh() < -0.2 {
-            acc0 *= (2.0 * b).tanh();
-        } else if 1.25 * (acc0 * 0.05).tanh() > 0.75 && (acc0 * 0.05).tanh() < -0.4 {
-            for i in 0..n {
-                match i {
-                    0 => {
-                        for j in 0..n {
-                            let mut acc5 = (a.powi(2) * 0.5_f64.mul_add(b, acc0 * 0.02) * 0.25).tanh();
-                            acc0 = (0.5 * (j as f64).tanh()).asin().tanh().sinh();
-                        }
-                    }
-                    _ => {
-                        if b + (acc0 * 0.02).sin() > i as f64 {
-                            let a = a + a;
-                        }
-                    }
-                }
-                acc0 += -0.3 * (b * (acc0 * 0.02).sin());
+        let t3 = f64::tanh(c).cos() * (0.25 * a * b);
+        let t4 = match n { 0 => (n as f64 / (2.0 + (-0.6_f64).cos()) * 0.25).tanh(), 1 => ((1.5 + b.cos()).sqrt() / (2.0 + (a * 1.5).cos()) * 0.5).sin(), _ => (1.25_f64.cos() / (1.0 + (c * a).powi(2)) * 0.5).atan() };
+        if t3 > 0.25 && 0.9 < 0.7 {
+            let mut k5 = 0;
+            loop {
+                let t6 = if b > n as f64 { b } else { c * 0.5 / (1.0 + b.cos().powi(2)) };
+                acc0 = (f64::atan(k5 as f64) / (1.5 + (p120((t3 / (1.5 + (acc0 * 0.1).tanh()) * 0.5).sin(), b.cos(), (a * 0.5).sin()) * 0.25 - p97(f64::cos(a), b, b.sin()) * 0.5).tanh()) * 0.5).sin();
+                k5 += 1;
+                if ((f64::atan(k5 as f64)) > (acc0 * 0.1).atan() && c < 0.1) || k5 >= 2 { break; }
             }
         } else {
-            let t6 = match n % 3 { 0 => (acc0 * 0.02).sin().powi(2).to_radians(), 1 => -(acc0 * 0.02).sin(), _ => a.powi(2).atan() };
+            acc0 += b.powi(3) * 0.25;
         }
-        if ((n as f64).hypot(1.5)) > (acc0 * 0.02).tanh() {
-            if n % 3 == 1 {
-                if n % 2 == 0 {
-                    let o7: Option<f64> = if acc0 * 0.02 > -0.4 { Some((1.0 + 0.1_f64.powi(2)).sqrt().tanh().exp()) } else { None };
-                    let t9: f64 = if let Some(u8) = o7 { b } else { a * b };
-                }
-            } else if n > 0 {
-                for i in 0..n {
-                    let t10 = (b.powi(2).ln_1p() / (2.0 + a.cos())).sin().exp_m1();
-                    acc0 = t10.cos();
-                }
-            } else {
-                acc0 *= 1.0 + (a * a).tanh();
-            }
-        } else if a + (acc0 * 0.02).sin() < 0.3 && a < 0.25 {
-            if n % 2 == 0 {
-                for i in 0..n {
-                    if i % 2 == 0 {
-                        if a.clamp(-0.75, 0.75) < 0.3 && b < -0.1 {
-                            let mut k11 = 0;
-                            let r13 = loop {
-                                if f64::max(a, b) > 0.3 {
-                                    let t12 = (0.5 * (acc0 * 0.01).sin().tanh()).acos();
-                                }
-                                acc0 = ((acc0 * 0.01).sin() + (k11 as f64).atan()).atan();
-                                k11 += 1;
-                                if (2.0 > 0.0) || k11 >= 6 { break a; }
-                            };
-                        }
-                    } else if n > 2 {
-                        for j in (0..3).rev() {
-                            acc0 /= (1.0 + (j as f64 - n as f64).powi(2));
-                            acc0 = b.cos() * 0.3;
-                        }
-                    } else {
-                        acc0 = f64::atan(0.5) / (2.0 + (n as f64 - 0.1).cos()) * 0.5;
-                    }
-                    acc0 *= 0.8 + 0.2 * (acc0 * 0.01 * n as f64).sin();
-                }
-            } else if n < 1 {
-                let c14 = |u15: f64| (acc0 * 0.005).atan().min(n as f64) / (1.0 + b.powi(2));
-                let t16: f64 = c14(f64::sin(b)) - 0.5 * c14(b / (1.0 + b * b));
-            }
-        } else {
-            for i in (0..6).step_by(2) {
-                acc0 -= (1.0 + b.sin().powi(2)).ln();
-            }
-        }
-        (acc0 * 0.005).tanh().tanh() + b
+        t4.tanh() + 1.5 * t3 - (acc0 * 0.1).tanh() - 1.0 * a + b + 0.2 * c
     }
-    check_p128(seed = 0xfcebf3908292487e, inputs = 2, calls = [p105, p118], at = |p| (2, p[0], p[1]));
+    check_p139(seed = 0xee3ed310abf0bbf6, inputs = 3, calls = [p97, p120], at = |p| (p[0], 3, p[1], p[2]),
+        params = ["c", "b"] at [0, 2]);
 }
 
 #[differentiable(second_order)]
-fn p129_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).sin()
-    } else {
-        v[k % v.len()] * 0.6 + p129_h0_b(v, s * 0.5, k - 1).sin()
-    }
-}
-
-#[differentiable(second_order, recursive)]
-fn p129_h0_b(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        v[v.len() - 1] * s
-    } else {
-        p129_h0(v, s + 0.6, k - 1) * v[0]
-    }
-}
-#[differentiable(second_order)]
-fn p129_h1(v: &[f64], s: f64) -> f64 {
+fn p140_h0(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable(second_order)]
-fn p129_h2(s: f64, x: &[f64], y: &mut [f64]) {
+fn p140_h1(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * -0.5).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable(second_order)]
+fn p140_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.5;
+        y[i] -= (s * x[i % x.len()]).sin() * 0.5;
     }
 }
 #[differentiable(second_order)]
-fn p129_h3(y: &mut [f64], s: f64) {
+fn p140_h3(y: &mut [f64], x: &[f64], s: f64) {
+    p140_h1(y, s);
+    p140_h2(s * 0.5, &x[1..], y);
+}
+program! {
+    #[differentiable(second_order)]
+    fn p140(b: f64, a: f64, ys: &mut [f64], xs: &[f64]) -> f64 {
+        let t1 = p140_h0(&ys[..], b * 0.5);
+        p140_h3(ys, &xs[..], a);
+        let t2 = ys[1] * 0.25;
+        let mut buf3 = vec![0.6; 2];
+        p140_h3(&mut buf3, &xs[6..=7], a);
+        let t4 = buf3[0] + buf3[1] * 0.75;
+        let s5 = &xs[..];
+        let t6 = (s5[3] * t2.tanh() + s5[0]).sin() + s5[s5.len() - 1] * 0.5;
+        let t7 = p140_h0(&s5[2..], t6.tanh());
+        let mut buf8 = xs[5..8].to_vec();
+        p140_h1(&mut buf8, a);
+        p140_h1(&mut buf8, t6.tanh());
+        let t9 = buf8[0] + buf8[2] * 0.5;
+        t9 + t7 + t6 + t4 + t2 + ys[2] + a * 0.3
+    }
+    check_p140(seed = 0x7fd124206d6a44dd, inputs = 13, calls = [], at = |p| (p[0], p[1], &mut p[2..5].to_vec(), &p[5..13]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p141(c: f64, a: f64, b: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (a - a - c.powi(3)) * 0.25;
+        }
+        let mut acc1 = (a * b + v0[1]) * 0.5;
+        if v0[0].atan() < 0.3 {
+            let c = c * (acc1 / (1.0 + c.powi(2)));
+        }
+        acc1 + b.cos() + c.cos()
+    }
+    check_p141(seed = 0x76f2ebc6b340f7be, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p142(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((1.0 + ((a).cos() * -0.19_f64) * ((a).cos() * -0.19_f64)).ln() + xs[0]).tanh();
+        let t2 = ((t1 - a).tanh() + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() {
+            if (xs[i]) * (xs[i]) + xs[i] > -0.32 {
+                continue;
+            }
+            let t3 = ((t2).mul_add(0.5, xs[i])).tanh() * 1.5;
+            extra += (((xs[i] - t1 - 0.97_f64) * 0.5).exp()).tanh();
+            acc += (a - (xs[i]).tanh() - (xs[i]).cos() * xs[i]).tanh();
+            if i + 1 < xs.len() {
+                let t4 = ((t1).sin()).tanh() * 1.5;
+                acc -= ((((((xs[i]) * 0.5).exp()) * 0.5).exp()).cos() * t3).tanh();
+            }
+            acc += (((((xs[i]).cos() * a) * 0.5).exp()).tanh()).tanh();
+            carried = carried * 0.5 + (xs[i]).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p142(seed = 0x9709109061577db3, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p143(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (((1.0 + (a) * (a)).ln()).sin() + xs[3]).tanh();
+        let t2 = ((t1 + a).sin() + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            acc -= (((xs[i]).mul_add(0.5, xs[i])).cos() * xs[i]).tanh();
+            extra -= (-0.04_f64).tanh();
+            if (xs[i]).cos() * a < 0.16 {
+                let mut t3 = 0.0;
+                for j in 0..2 {
+                    t3 += (xs[i] - (t1).tanh() * (j as f64 + 0.5)).sin();
+                }
+            } else {
+                let mut t4 = 0.0;
+                for j in 0..2 {
+                    t4 += (xs[i] * (j as f64 + 0.5)).sin();
+                }
+            }
+            let t5 = ((((xs[i]) * 0.5).exp()).tanh()).tanh() * 1.5;
+            if i + 1 < xs.len() {
+                let mut t6 = 0.0;
+                for j in 0..2 {
+                    t6 += (xs[i + 1] * (j as f64 + 0.5)).sin();
+                }
+                acc -= ((xs[i + 1]).sin() - ((t1) * 0.5).exp() - (t6 - t2).sin()).tanh();
+                acc = acc + (((t1) * ((t6).cos() * xs[i])).cos() * xs[i + 1]).tanh() - (t2).tanh();
+            }
+            acc += (((xs[i]) * 0.5).exp()).tanh();
+        }
+        acc
+    }
+    check_p143(seed = 0x32092d1184743f59, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p144(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.dot(&(x.sum_axis(Axis(1)) * 0.3)) * 0.3;
+        let t2 = x / &(v / &v.mapv(|q| q * q + 1.0)).mapv(|q| q * q + 1.0);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p144(seed = 0x1a40e60244b1ede1, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p145(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let a = a * (a * a);
+        if (1.0 + (a * 0.25).sin().powi(2)).ln() > 0.25 {
+            let t1: f64 = 0.6 * 1.0 + f64::atan(p114(0.6 * (a * 0.25).sin(), (a * 0.25).tanh().cos(), 1) * 0.25);
+            let mut acc2 = 1.0;
+        } else {
+            if (a * 0.25).tanh() / (2.0 + (a * 0.25).cos()) < 0.0 {
+                let mut w3 = 0;
+                while w3 < 2 {
+                    if w3 == 1 {
+                        let mut k4 = 0;
+                        loop {
+                            if w3 % 3 == 1 {
+                                if w3 + k4 < 2 {
+                                    if k4 % 2 == 0 {
+                                        for l in 0..2 {
+                                            if 0.1 * (a * 0.25).atan() > (a * 0.25).sin() {
+                                                let t5 = 2.0_f64.tanh().exp();
+                                            }
+                                            acc0 += ((1.0 + ((a * 0.25).atan() - (a * 0.25).tanh()).powi(2)).sqrt() * 0.25).sin();
+                                        }
+                                    } else {
+                                        let t6 = match w3 { 0 => -1.25, _ => k4 as f64 * 0.5 };
+                                    }
+                                } else {
+                                    let a = (a * 0.25).atan() - 1.25 * 2.0;
+                                }
+                            } else {
+                                let mut k7 = 0;
+                                loop {
+                                    let acc0 = acc0 * 0.02 + 1.25 * k7 as f64;
+                                    k7 += 1;
+                                    if ((a * 0.25).sin().sin() > a * 0.25) || k7 >= 2 { break; }
+                                }
+                            }
+                            acc0 += (a * 0.25 * 0.5).atan();
+                            k4 += 1;
+                            if (((acc0 * 0.02).atan() / (2.0 + (w3 as f64).cos())) > k4 as f64 && acc0 * 0.02 < 0.5) || k4 >= 4 { break; }
+                        }
+                    }
+                    acc0 = ((acc0 * 0.02).atan() + (a * 0.25).atan() * 0.5).atan();
+                    w3 += 1;
+                }
+            } else if -(a * 0.25) > -0.1 {
+                for i in 0..1 {
+                    acc0 *= 0.5_f64.to_radians().cos();
+                }
+            }
+        }
+        a * 0.25 + (acc0 * 0.01).sin().tanh()
+    }
+    check_p145(seed = 0x6c7a3a78f90d8be7, inputs = 1, calls = [p114], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p146(b: f64, c: f64, a: f64) -> f64 {
+        let t0 = b.atan();
+        let mut acc1 = (2.0 + p127(c, ((t0 + t0) * 0.5).atan()).atan().cos()).powi(-2);
+        let t3 = { let u2 = (0.2 * (p137(0.75 * a, ((a + acc1) * 0.5).atan(), 0.1_f64.min(t0)) * 0.5).tanh()).powi(2); (acc1 + t0).tanh().sinh() };
+        let t4 = (-t3 * f64::atan(c)).atan();
+        t4.cos() - t3 + 0.25 * t0
+    }
+    check_p146(seed = 0x039a153258f2d698, inputs = 3, calls = [p127, p137], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p147(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = (x[[0, 1]]) - &(v / &v.mapv(|q| q * q + 1.0));
+        let mut t2 = -(x - v).mapv(f64::sin);
+        if n % 3 == 0 {
+            t2 = (x.sum() * 0.1) * &((s) * x);
+        }
+        let t3 = s;
+        let mut t4 = (&t2 + x).sum_axis(Axis(1)) * 0.3;
+        for _ in 0..n {
+            t4 = ((t2.dot(x) * 0.3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
+        }
+        let t5 = t3;
+        t5 + t4.dot(&t4) * 0.1 + t3
+    }
+    check_p147(seed = 0x50410cdaf2dca473, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 2));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p148(xs: &[f64], a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let b = b + b.cos();
+        if a - (b * 0.5).sin() > b * 0.5 || (b * 0.5).sin() < 0.25 {
+            let flag1 = (b * 0.5).atan() * 0.75 > -0.2;
+        } else {
+            let t2: f64 = xs.iter().map(|q| q * (b * 0.5).atan()).sum::<f64>() - a;
+        }
+        a.sin() + 0.5 * a
+    }
+    check_p148(seed = 0x32fdf339864e01a5, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p149(a: f64, xs: &[f64]) -> f64 {
+        let t0 = if a.sin() < 0.25 { (a - a).abs() } else { 0.3 };
+        let t1 = -t0;
+        let mut acc2 = -t1 * (xs[1] + t1) * 0.1;
+        for i in 1..=1 {
+            let t3 = if t0 * t1 < -0.1 { 0.9 * f64::max(t1, xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>()) } else { 1.0 * a * (t1 * t0) };
+            acc2 *= 0.5 + 0.4 * (xs[xs.len() - 1 - i] + (acc2 * 0.5).tanh()).sin();
+        }
+        t0
+    }
+    check_p149(seed = 0xc99b756dcdc8d40c, inputs = 4, calls = [], at = |p| (p[0], &p[1..4]));
+}
+
+#[differentiable(second_order)]
+fn p150_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.25).sin();
+    }
+    acc * 1.5 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p150_h1(v: &[f64], s: f64) -> f64 {
+    let head = &v[..2];
+    let t = head[0] * head[1] * 0.3;
+    t + p150_h0(&v[1..], s * 0.75) + p150_h0(v, s).sin()
+}
+#[differentiable(second_order)]
+fn p150_h2(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
+        y[i] += (s * x[i % x.len()]).tanh() * -0.5;
     }
 }
 #[differentiable(second_order)]
-fn p129_h4(a: &mut [f64], b: &mut [f64], s: f64) {
+fn p150_h3(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.6 + s).sin();
+}
+#[differentiable(second_order)]
+fn p150_h4(y: &mut [f64], x: &[f64], s: f64) {
+    p150_h3(y, s);
+    p150_h2(s * 0.6, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p150_h5(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).cos();
+    r[1] = v[1] * 0.75;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable(second_order)]
+    fn p150(a: f64, xs: &[f64]) -> f64 {
+        let t1 = p150_h1(xs, a * 0.3).sin();
+        let mut buf2 = vec![0.0; 4];
+        for i in 0..4 {
+            buf2[i] = xs[i + 1] * t1.tanh();
+        }
+        for _ in 0..3 {
+            p150_h2(t1.tanh(), &xs[..], &mut buf2);
+        }
+        p150_h4(&mut buf2[2..], &xs[0..], t1.tanh());
+        p150_h2(t1.tanh(), &xs[6..], &mut buf2);
+        for v3 in buf2.iter_mut() {
+            *v3 = (*v3 * t1.tanh()).cos();
+        }
+        let t6 = buf2[0] + buf2[3] * 0.25;
+        let s7 = &xs[..8];
+        let t8 = (s7[3] * t6.tanh() + s7[1]).sin() + s7[s7.len() - 1] * 0.75;
+        let t9 = p150_h1(&xs[1..], a).sin();
+        let arr10 = p150_h5(&buf2, t6.tanh() * 0.3);
+        let t11 = arr10[0] * arr10[1];
+        t11 + t9 + t8 + t6 + t1 + a * 0.3
+    }
+    check_p150(seed = 0x457a286cbad02b56, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p151(a: f64) -> f64 {
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = a.cos().cos();
+        }
+        let mut acc1 = a;
+        let mut k2 = 0;
+        loop {
+            let a = a - (k2 as f64).atan2(1.5 + a.cos());
+            acc1 = (2.0 * (acc1 * 0.25).atan().abs() * 0.5).atan();
+            k2 += 1;
+            if ((v0[v0.len() - 1 - k2] * 0.25).sin() < 0.0) || k2 >= 3 { break; }
+        }
+        let t3: f64 = (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * 0.5).sin() / (2.0 + (v0[2] * 0.25).tanh().cos()) + ((v0[1] * 0.25).tanh() - a) - (p114((acc1 * 0.25).sin().atan(), (acc1 * 0.25).atan(), 1) * 0.25 - (acc1 * 0.25).tanh()) * 0.3;
+        let t6: f64 = v0[1..4].iter().map(|u4| { let u4 = *u4; (u4 * 0.25).atan().tanh() }).sum();
+        acc1 /= (2.0 + (t3 * 0.5).sin().cos().cos());
+        let t7 = match ((t6 * 0.02).sin().abs() * 2.0) as usize % 3 { 0 => (1.0 + (t6 * 0.02).sin().powi(2)).cbrt(), 1 => (v0[0] * 0.25 * (a - (v0[0] * 0.25).sin()) * 0.25).tanh(), _ => (t6 * 0.02).atan().cos().sin() };
+        let mut k8 = 0;
+        loop {
+            let t6 = (t6 * 0.02).atan() * (acc1 * 0.1).sin().abs();
+            acc1 += ((1.5 + ((t3 * 0.5).atan() - 0.1).cos()).sqrt() * 0.5).sin();
+            k8 += 1;
+            if (a - a < 0.1) || k8 >= 3 { break; }
+        }
+        let mut acc9 = -(1.5 + (t3 * 0.5).cos()).sqrt();
+        let t10 = (2.0 + (t6 * 0.02).atan().sin()).log2().powi(2).ln_1p() * ((1.5 + (acc1 * 0.1).atan().sin()).log(2.5 + (v0[3] * 0.1).tanh().cos()) - (1.5 + (v0[0] * 0.1).sin()).log(2.5 + (v0[1] * 0.1).cos()));
+        t10 * 0.25 - acc9 - (t6 * 0.02).atan() - (acc1 * 0.1).sin() + a
+    }
+    check_p151(seed = 0xd0ec0b9a662bd321, inputs = 1, calls = [p114], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p152(a: f64, n: usize, xs: &[f64]) -> f64 {
+        let a = a + a.powi(2);
+        let mut acc0 = 0.0;
+        for i in 0..n {
+            let t1: f64 = (a * 0.25).sin() * 1.0;
+            acc0 += ((1.0 + (xs[i] - t1).powi(2)).sqrt() * 0.25).tanh();
+        }
+        let flag2 = ((acc0 * 0.25).tanh() * n as f64) > -0.2;
+        acc0 = ((acc0 * 0.25).tanh() + f64::cos((a * 0.25).atan())).atan();
+        let t3 = 0.5 * xs.iter().sum::<f64>();
+        t3 + acc0 * 0.25
+    }
+    check_p152(seed = 0xf5c50edc43e6dfab, inputs = 5, calls = [], at = |p| (p[0], 3, &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p153(a: f64, xs: &[f64]) -> f64 {
+        let mut acc0 = 0.5;
+        let mut k1 = 0;
+        loop {
+            let mut v2 = vec![0.0_f64; 4];
+            let t3 = if k1 > 1 { v2[(k1 + 1) % 4].max(a.mul_add(xs[2], a)) } else { 0.25 * xs[1] * a };
+            acc0 = a;
+            k1 += 1;
+            if ((t3 * 0.5).atan().powi(3) < 0.5) || k1 >= 5 { break; }
+        }
+        a
+    }
+    check_p153(seed = 0xa8bf2460c4bd54e4, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]),
+        params = ["a"] at [0]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p154(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((-0.64_f64).cos() * a + xs[0]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            extra += (((((-0.86_f64).mul_add(0.5, xs[i + 1])).mul_add(0.5, xs[i])) * 0.5).exp()).tanh();
+            acc -= (xs[i]).tanh();
+            let t2 = (a).tanh() * 1.5;
+            let t3 = if (t2).sin() < 0.50 { (xs[i] - 0.74_f64 + xs[i]).tanh() } else { a + t2 };
+            acc += (xs[i]).tanh();
+        }
+        acc
+    }
+    check_p154(seed = 0x8696f00393099d8a, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
+        params = ["a"] at [0]);
+}
+
+#[differentiable(second_order)]
+fn p155_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + -0.5).sin();
+    }
+    acc * 0.3 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p155_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.3 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p155_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.5;
+    }
+}
+#[differentiable(second_order)]
+fn p155_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p155_h1(y, s);
+    p155_h2(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable(second_order)]
+fn p155_h4(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 1.5 + (a[i] * s).tanh();
+        b[i] = b[i] * 0.5 + (a[i] * s).cos();
         a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
     }
 }
+program! {
+    #[differentiable(second_order)]
+    fn p155(ys: &mut [f64], b: f64, xs: &[f64], a: f64) -> f64 {
+        let s1 = &xs[0..];
+        let t2 = (s1[4] * a * 0.25 + s1[0]).sin() + s1[s1.len() - 1] * 0.25;
+        let s3 = &xs[..];
+        let t4 = (s3[5] * b * 1.5 + s3[3]).sin() + s3[s3.len() - 1] * 0.75;
+        let t5 = p155_h0(s3, t2.tanh());
+        let t6 = p155_h0(xs, a);
+        let (h7, c8) = ys.split_at_mut(1);
+        p155_h4(h7, c8, t2.tanh());
+        let t9 = c8[0] * 0.75 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
+        let t10 = ys[0] * -0.5;
+        t10 + t9 + t6 + t5 + t4 + ys[2] + a * 0.3
+    }
+    check_p155(seed = 0x0fa757d2f87cf7fa, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..10], p[10]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p156(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let t0 = xs[0];
+        let mut acc1 = 0.5;
+        for i in 0..3 {
+            for j in 0..4 {
+                let t2 = if j > 0 { t0 } else { (1.5 + (1.0 + (p109(2, -xs[j]) * 0.25).tanh().powi(2)).sqrt().sin()).powf((b * xs[j]).tanh()) };
+                acc1 = b;
+            }
+            acc1 = ((acc1 * 0.05).tanh() - t0.to_radians()).atan();
+        }
+        (acc1 * 0.05).cos() - t0
+    }
+    check_p156(seed = 0xd1a5abfe4550387b, inputs = 6, calls = [p109], at = |p| (p[0], p[1], &p[2..6]),
+        params = ["xs"] at [2, 3, 4, 5]);
+}
+
 #[differentiable(second_order)]
-fn p129_h5(v: &[f64], s: f64) -> [f64; 3] {
+fn p157_h0(v: &[f64], s: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..v.len() {
+        acc += (v[i] * s + 0.3).sin();
+    }
+    acc * 0.6 + v[0] * v[v.len() - 1]
+}
+#[differentiable(second_order)]
+fn p157_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] -= (s * x[i % x.len()]).tanh() * 0.6;
+    }
+}
+#[differentiable(second_order)]
+fn p157_h2(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * 0.6 + (y[i] * s).cos() * 0.25;
+    }
+}
+program! {
+    #[differentiable(second_order)]
+    fn p157(xs: &[f64], a: f64) -> f64 {
+        let t1 = p157_h0(xs, a);
+        let mut buf2 = vec![0.0; 2];
+        for i in 0..2 {
+            buf2[i] = xs[i + 1] * t1.tanh();
+        }
+        p157_h1(t1.tanh(), &xs[1..], &mut buf2);
+        p157_h2(&mut buf2, t1.tanh());
+        let t3 = buf2[0] + buf2[1] * 1.5;
+        let s4 = &xs[3..=5];
+        let t5 = (s4[0] * a + s4[2]).sin() + s4[s4.len() - 1] * 1.5;
+        let s6 = &xs[..6];
+        let t7 = (s6[5] * t3.tanh() + s6[5]).sin() + s6[s6.len() - 1] * 0.25;
+        let arr8: [f64; 3] = [t1.tanh(), xs[1] * -0.5, (a).sin()];
+        let [e10, e11, e12] = arr8;
+        let t9 = e10 * e12 + arr8[1] * e11;
+        t9 + t7 + t5 + t3 + t1 + a * 0.3
+    }
+    check_p157(seed = 0xe567e8369d5712af, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
+}
+
+#[differentiable(second_order)]
+fn p158_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
+}
+#[differentiable(second_order)]
+fn p158_h1(v: &[f64], s: f64) -> [f64; 3] {
     let mut r = [0.0_f64; 3];
     r[0] = (v[0] * s).tanh();
     r[1] = v[1] * 0.25;
@@ -4374,2222 +5036,1252 @@ fn p129_h5(v: &[f64], s: f64) -> [f64; 3] {
 }
 program! {
     #[differentiable(second_order)]
-    fn p129(a: f64, xs: &[f64], w: [f64; 3]) -> f64 {
-        let t1 = p129_h0(&xs[2..3], a * 0.25, 2);
-        let t2 = p129_h1(xs, t1.tanh() * 1.5);
-        let mut buf3 = xs[4..7].to_vec();
-        for _ in 0..2 {
-            p129_h2(w[2], xs, &mut buf3[0..]);
-        }
-        p129_h2(a, &xs[4..6], &mut buf3);
-        p129_h3(&mut buf3, a);
-        for (i5, v4) in buf3.iter_mut().enumerate() {
-            *v4 += t2.tanh() * 0.1 * i5 as f64;
-        }
-        let (h7, c8) = buf3.split_at_mut(1);
-        p129_h4(h7, c8, t1.tanh());
-        let t9 = c8[0] * 1.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
-        let t10 = buf3[0] + buf3[2] * 0.75;
-        let t11 = p129_h1(&xs[0..], w[2]).sin();
-        let s12 = &xs[3..=4];
-        let t13 = (s12[1] * t10.tanh() * 0.75 + s12[1]).sin() + s12[s12.len() - 1] * 0.6;
-        let arr14 = p129_h5(&xs[2..7], w[0]);
-        let t15 = arr14[1] * arr14[0];
-        let t16 = p129_h1(xs, w[2]);
-        t16 + t15 + t13 + t11 + t10 + w[1] * 0.5 + a * 0.3
+    fn p158(w: [f64; 3], a: f64, xs: &[f64]) -> f64 {
+        let mut arr1 = [1.5_f64; 3];
+        arr1[2] = a;
+        arr1[0] = xs[0] * 0.5;
+        let t2 = arr1[1] * arr1[2];
+        let t3 = p158_h0(&arr1, w[2]);
+        let t4 = p158_h0(&xs[..5], w[2] * 0.75).sin();
+        let s5 = &xs[0..];
+        let t6 = (s5[2] * t4.tanh() + s5[4]).sin() + s5[s5.len() - 1] * 0.25;
+        let arr7 = p158_h1(&s5[..4], w[0] * 0.75);
+        let t8 = arr7[0] * arr7[2];
+        t8 + t6 + t4 + t3 + t2 + w[1] * 0.5 + a * 0.3
     }
-    check_p129(seed = 0x583d9274592db622, inputs = 11, calls = [], at = |p| (p[0], &p[1..8], <[f64; 3]>::try_from(&p[8..11]).unwrap()));
+    check_p158(seed = 0x9962de775148493c, inputs = 10, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p130(n: usize, a: f64) -> f64 {
-        let mut acc0 = (0.1 - n as f64).powi(2) * 0.5;
-        acc0 = (acc0 * a * 0.5).sin();
-        if n == 0 {
-            let mut v1 = vec![0.0; 2];
-            for i in 0..v1.len() {
-                v1[i] = (2.0 + a.atan2(1.5 + a.cos()).cos()).powi(-2);
+    fn p159(b: f64, c: f64, n: usize, a: f64) -> f64 {
+        let mut acc0 = b;
+        let mut k1 = 0;
+        loop {
+            acc0 -= (0.6 * b).powi(3);
+            acc0 -= a;
+            k1 += 1;
+            if (((k1 as f64).max(c)) > -0.4 || a < -0.4) || k1 >= 3 { break; }
+        }
+        let t2 = f64::cos(a.atan());
+        let mut v3 = vec![0.0; n];
+        for i in 0..v3.len() {
+            v3[i] = (i as f64).tanh().sin().exp();
+            if i > 0 {
+                v3[i] += v3[i - 1] * (((acc0 * 0.1).sin() + c) * 0.25).atan();
             }
         }
-        0.2 * acc0 + 0.5 * a
+        t2.tanh() + 0.25 * (acc0 * 0.1).tanh() + 0.2 * a - c
     }
-    check_p130(seed = 0x03846cf35b8b75d2, inputs = 1, calls = [], at = |p| (1, p[0]));
+    check_p159(seed = 0xbcea31b6c39e371a, inputs = 3, calls = [], at = |p| (p[0], p[1], 2, p[2]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p131(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (x + x).mapv(f64::sin);
-        let t2 = v.mapv(|q| q.max(0.25) * 0.5);
-        let t3 = (t2.sin()).sum().sin();
-        t3 + t2.dot(&t2) * 0.1 + t1.sum() * 0.2
-    }
-    check_p131(seed = 0x6085987b6459cc62, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v", "x"] at [9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p132(xs: &[f64], a: f64) -> f64 {
-        let a = a - a.sin();
-        let a = (a * 0.5).sin() - (xs[2] - (a * 0.5).tanh());
-        let mut acc0 = 0.5;
-        let mut w1 = 0;
-        while w1 < 3 {
-            acc0 = xs.iter().map(|q| q * q).sum::<f64>() / (1.5 + (a * 0.25).sin().tanh()) * -(a * 0.25).tanh() * 0.1;
-            let t4: f64 = xs[1..3].iter().map(|u2| { let u2 = *u2; (w1 as f64).max((acc0 * 0.25).sin()) * xs[w1].tanh().exp() }).sum();
-            w1 += 1;
-        }
-        if (xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos().exp()) > 0.1 {
-            let acc0 = (acc0 * 0.25).tanh() + xs[1] * (a * 0.25).atan();
-            let mut acc5 = ((acc0 * 0.25).atan() * (acc0 * 0.25).atan() / (2.0 + (acc0 * 0.25).atan().cos()) * 0.5).atan();
-            let mut k6 = 0;
-            let r8 = loop {
-                acc5 += (f64::tanh((a * 0.25).tanh().sin()) * 0.5).tanh();
-                let t7 = if k6 == 1 { xs[(k6 + 1) % 3] + xs[k6 % xs.len()] + -0.5 } else { (acc0 * 0.25 - xs[k6 % xs.len()]) * (0.5 * (acc0 * 0.25).sin()) };
-                acc5 -= (a * 0.25).sin().abs();
-                k6 += 1;
-                if ((acc5 * 0.1).sin().powi(2) < 0.7) || k6 >= 4 { break f64::cos(k6 as f64); }
-            };
-        } else {
-            let t9: f64 = (acc0 * 0.1).sin();
-        }
-        0.75 * (acc0 * 0.1).sin() + (a * 0.25).tanh().sin()
-    }
-    check_p132(seed = 0x594861a1b2a1f099, inputs = 4, calls = [], at = |p| (&p[0..3], p[3]));
-}
-
-#[differentiable(second_order)]
-fn p133_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.75 + (y[i] * s).tanh() * 0.25;
-    }
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p133_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable(second_order)]
-fn p133_h2(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.5 + v[v.len() - 1] * 0.75)
-}
-program! {
-    #[differentiable(second_order)]
-    fn p133(ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
-        let t1 = p133_h0(&mut ys[1..], a * 0.75).tanh();
-        let t2 = ys[2] * 0.5;
-        let mut buf3 = vec![0.3; 4];
-        p133_h1(t2.tanh() * -0.5, xs, &mut buf3);
-        let t4 = p133_h0(&mut buf3[0..], a).tanh();
-        let t5 = buf3[0] + buf3[3] * 0.25;
-        let t6 = match p133_h2(&xs[..], t4.tanh() * 0.6) { Some(v) => v, None => t4.tanh() * 0.6 * 0.3 };
-        t6 + t5 + t4 + t2 + t1 + ys[2] + a * 0.3
-    }
-    check_p133(seed = 0x4dd6c0a162b7c0d7, inputs = 12, calls = [], at = |p| (&mut p[0..3].to_vec(), &p[3..11], p[11]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p134(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = ((s) - v).mean().unwrap();
-        if n % 2 == 0 {
-            t1 = (s) + (s) * 0.5;
-        }
-        let mut t2 = v.to_owned();
-        for _ in 0..n {
-            t2 = ((x.dot(x) * 0.3).dot(&t2) * 0.3).mapv(f64::tanh) + &t2 * 0.5;
-        }
-        let t3 = (x / &x.mapv(|q| q * q + 1.0)).sum_axis(Axis(1)) * 0.3;
-        let mut t4 = t2.dot(x) * 0.3;
-        for _ in 0..n {
-            t4 = ((x.dot(x) * 0.3).dot(&t4) * 0.3).mapv(f64::tanh) + &t4 * 0.5;
-        }
-        let t5 = v.dot(&((x * x).mapv(f64::tanh))) * 0.3;
-        t5.dot(&t5) * 0.1 + t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1
-    }
-    check_p134(seed = 0x662bfc0937746918, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p135(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0: f64 = (1.0 + (xs[1].cos() - 0.5_f64.tanh().cosh()).powi(2)).cbrt();
-        let mut acc1 = (1.0 + 0.1_f64.powi(2)).sqrt() / (1.0 + b.atan().powi(2));
-        if xs[2] + xs.iter().sum::<f64>() > 0.5 {
-            let mut v2 = vec![0.0; 4];
-            for i in 0..v2.len() {
-                v2[i] = (i as f64).atan2(1.5 + 0.9_f64.cos()).cos().exp_m1();
-                if i > 0 {
-                    v2[i] += v2[i - 1] * (xs[i % xs.len()].min(a) * 0.5).sin();
-                }
-            }
-            let mut w3 = 0;
-            while w3 < 4 {
-                let mut w4 = 0;
-                while w4 < 2 {
-                    let mut w5 = 0;
-                    while w5 < 1 {
-                        if w3 > 3 {
-                            let t6 = match w3 % 3 { 0 => (1.5 + v2.iter().map(|q| (q * 0.02).cos()).product::<f64>().sin()).powf((t0 * 0.5).tanh()).cos(), 1 => (b / (2.0 + (acc1 * 0.02).tanh().cos())).atan(), _ => (acc1 * 0.02).sin().powi(2).ln_1p() * 1.5 };
-                        } else {
-                            let t7 = if w3 > 1 { (w5 as f64).to_radians().powi(3) } else { (t0 * 0.5).sin() * a - (acc1 * 0.02).atan().powi(3) };
-                        }
-                        v2[w4] -= (b.sin().sin() * 0.5).sin();
-                        w5 += 1;
+    fn p160(b: f64, a: f64) -> f64 {
+        let flag0 = a > 0.0;
+        let mut acc1 = (a * a).atan();
+        if flag0 {
+            let mut k2 = 0;
+            loop {
+                let mut w3 = 0;
+                while w3 < 3 {
+                    if flag0 {
+                        let mut acc4 = (a * b).cos();
+                    } else {
+                        let t5 = (acc1 * 0.05).tanh();
                     }
-                    acc1 -= (v2.iter().fold(0.0, |acc, q| acc * 0.5 + (q * 0.02).sin()) - (acc1 * 0.02).sin().exp2()) * 0.25;
-                    w4 += 1;
+                    acc1 *= 0.8 + 0.2 * (-a).sin();
+                    w3 += 1;
                 }
-                acc1 = a.mul_add(b, w3 as f64).to_radians();
-                w3 += 1;
+                acc1 = f64::max(0.1, a.atan());
+                k2 += 1;
+                if (0.5 * 0.9 > -0.2) || k2 >= 3 { break; }
             }
-        } else if b + xs[2] > xs[2] || b < -0.4 {
-            let t8 = xs[2] * (acc1 * 0.02).sin();
-            if -a > 0.2 {
-                let t9: f64 = 0.9 * ((1.5 + xs[2].cos()).sqrt() / (2.0 + b.tanh().cosh().cos()));
-            }
+        } else if flag0 {
+            acc1 = (acc1 * 0.02).sin().powi(3) + a.cos();
         }
-        let t10 = a * a;
-        for i in (0..3).rev() {
-            let t11 = xs[i] + xs[xs.len() - 1 - i];
-            acc1 += (t0 * 0.5).sin();
-        }
-        t10 + t0 * 0.5
+        1.0 * (acc1 * 0.02).sin() - a
     }
-    check_p135(seed = 0x8aeab718d1629172, inputs = 5, calls = [], at = |p| (&p[0..3], p[3], p[4]));
+    check_p160(seed = 0x0278e3f1ff0eb58e, inputs = 2, calls = [], at = |p| (p[0], p[1]));
 }
 
 #[differentiable(second_order)]
-fn p136_h0(s: f64, x: &[f64], y: &mut [f64]) {
+fn p161_h0(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
+}
+#[differentiable(second_order)]
+fn p161_h1(v: &[f64], s: f64) -> [f64; 3] {
+    let mut r = [0.0_f64; 3];
+    r[0] = (v[0] * s).tanh();
+    r[1] = v[1] * 1.5;
+    r[2] = (v[v.len() - 1] + s).tanh();
+    r
+}
+program! {
+    #[differentiable(second_order)]
+    fn p161(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t1 = p161_h0(&xs[..5], a).sin();
+        let arr2 = p161_h1(&xs[..], b);
+        let t3 = arr2[1] * arr2[1];
+        let t4 = p161_h0(&xs[1..=4], a);
+        let arr5 = p161_h1(&xs[0..3], t4.tanh());
+        let t6 = arr5[1] * arr5[2];
+        t6 + t4 + t3 + t1 + a * 0.3
+    }
+    check_p161(seed = 0x642fb4ad657087bb, inputs = 9, calls = [], at = |p| (p[0], p[1], &p[2..9]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p162(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let t0: f64 = (b * b).tanh() * f64::cos(2.0 * xs[2]);
+        let mut acc1 = (t0 * b * 0.5).atan();
+        let mut v2 = vec![0.0; 3];
+        for i in 0..v2.len() {
+            v2[i] = 0.25 * b;
+            if i > 0 {
+                v2[i] += v2[i - 1] * xs.iter().map(|q| q * q).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.25 * 0.02;
+            }
+        }
+        0.3 * acc1 - 0.6 * t0 + 0.9 * b
+    }
+    check_p162(seed = 0x92f561bd545da5d6, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6]));
+}
+
+#[differentiable(second_order)]
+fn p163_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.25).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable(second_order)]
+fn p163_h1(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * 0.3;
     }
+    y[0] * 0.6
 }
 #[differentiable(second_order)]
-fn p136_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.5).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
+fn p163_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p163_h0(y, s);
+    let _ = p163_h1(s * 1.5, &x[1..], y);
+    y[y.len() - 1] + x[0]
 }
 program! {
     #[differentiable(second_order)]
-    fn p136(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[0..2];
-        let t2 = (s1[1] * a * 0.75 + s1[0]).sin() + s1[s1.len() - 1] * 0.5;
-        let s3 = &s1[..];
-        let t4 = (s3[1] * a * 0.25 + s3[0]).sin() + s3[s3.len() - 1] * -0.5;
-        let mut buf5 = vec![0.6; 4];
-        p136_h0(a * -0.5, &s3[0..], &mut buf5[2..]);
-        p136_h0(t4.tanh(), &xs[3..6], &mut buf5);
-        buf5[1..].fill(t2.tanh() * 0.6);
-        let t9 = buf5[0] + buf5[3] * 0.6;
-        let t10 = p136_h1(&xs[1..], t4.tanh() * 0.5).sin();
-        let s11 = &s3[0..];
-        let t12 = (s11[0] * t4.tanh() + s11[1]).sin() + s11[s11.len() - 1] * 0.5;
-        t12 + t10 + t9 + t4 + t2 + a * 0.3
-    }
-    check_p136(seed = 0x7dc4e79c877347d7, inputs = 7, calls = [], at = |p| (&p[0..6], p[6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p137(d: f64, b: f64, n: usize, c: f64, a: f64) -> f64 {
-        let mut acc0 = 1.0;
-        for i in 0..4 {
-            if n % 3 == 1 {
-                let o1: Option<f64> = if i == 3 { Some(b) } else { None };
-                let t3: f64 = match o1 { Some(u2) => u2 * d * (b * u2), None => d.sin().exp_m1() };
-            }
-            acc0 += (0.6 * c + (0.5 * d.tanh()).acos()) * 0.5;
-            let t4 = f64::atan(d);
+    fn p163(b: f64, w: [f64; 3], ys: &mut [f64], a: f64, xs: &[f64]) -> f64 {
+        let s1 = &xs[..];
+        let t2 = (s1[6] * b + s1[3]).sin() + s1[s1.len() - 1] * 1.5;
+        let t3 = p163_h2(ys, &s1[1..], w[0]).tanh();
+        let t4 = ys[1] * -0.5;
+        let mut buf5 = vec![0.0; 2];
+        for i in 0..2 {
+            buf5[i] = xs[i + 1] * b;
         }
-        1.25 * (acc0 * 0.1).tanh() - b
+        p163_h0(&mut buf5, w[2]);
+        let t6 = p163_h1(t4.tanh(), &s1[..], &mut buf5).tanh();
+        let t7 = buf5[0] + buf5[1] * 0.5;
+        t7 + t6 + t4 + t3 + t2 + ys[2] + w[1] * 0.5 + a * 0.3
     }
-    check_p137(seed = 0x5362bf72812a7d5d, inputs = 4, calls = [], at = |p| (p[0], p[1], 3, p[2], p[3]));
+    check_p163(seed = 0x6eae146ebbd6a94c, inputs = 16, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &mut p[4..7].to_vec(), p[7], &p[8..16]),
+        params = ["w", "ys", "b", "a"] at [1, 2, 3, 4, 5, 6, 0, 7]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p164(b: f64, a: f64) -> f64 {
+        let c0 = |u1: f64| b.cos() * u1;
+        let t2: f64 = c0(f64::tanh(0.3) * a) - 0.5 * c0(b);
+        let mut acc3 = a;
+        for i in 0..4 {
+            if i > 1 {
+                let mut k4 = 0;
+                loop {
+                    for l in 0..2 {
+                        if f64::max(acc3 * 0.02, (acc3 * 0.02).tanh()) > 0.5 {
+                            let mut acc5 = 0.5;
+                        }
+                        acc3 -= ((b.atan() + (1.0 + (acc3 * 0.02).powi(2)).cbrt()) * 0.25).atan();
+                    }
+                    acc3 += (1.5 * b + a.tanh()) * 0.25;
+                    k4 += 1;
+                    if (b.to_radians() > (acc3 * 0.02).atan()) || k4 >= 2 { break; }
+                }
+            } else {
+                let t6 = if (i as f64) > -0.4 { f64::cos(a - (t2 * 0.5).atan()) } else { b };
+            }
+            acc3 *= 0.8 + 0.2 * (i as f64 + b).sin();
+        }
+        let t7 = f64::atan(1.5 + b / (1.0 + b.powi(2)));
+        acc3 += (1.25 / (2.0 + (1.0 / (1.0 + b.powi(2))).cos()) * 0.5).sin();
+        if (1.0 + (t2 * 0.5).tanh().powi(2)).cbrt() > -0.1 {
+            let mut k8 = 0;
+            let r10 = loop {
+                if b - t7 > -0.4 {
+                    let t9 = ((t2 * 0.5).cos() / (1.5 + (t2 * 0.5).tanh().tanh())).mul_add(-(0.5 * 0.1_f64.tanh()).acos(), 0.75);
+                } else if f64::tanh(t2 * 0.5) > -0.1 {
+                    acc3 = (acc3 * 0.01).sin().sin().exp2().cos();
+                }
+                acc3 += (1.5 + (2.0 + t7.sin()).ln().sin()).log(2.5 + (2.0 + b.cos()).recip().cos()) * 0.5;
+                k8 += 1;
+                if ((t2 * 0.5).atan() / (2.0 + b.cos()) < 0.0) || k8 >= 2 { break (1.5 + (p145(0.25) * 0.5).sin().cos()).sqrt().powi(2).ln_1p(); }
+            };
+            return (t2 * 0.5).tanh();
+        }
+        acc3 *= (0.5 * a).tanh();
+        (acc3 * 0.005).tanh() + (t2 * 0.5).sin()
+    }
+    check_p164(seed = 0x1162989c709792e1, inputs = 2, calls = [p145], at = |p| (p[0], p[1]));
 }
 
 #[differentiable(second_order)]
-fn p138_h0(y: &mut [f64], s: f64) {
+fn p165_h0(y: &mut [f64], s: f64) {
     for i in 0..y.len() {
         y[i] = y[i] * 0.3 + (y[i] * s).cos() * 0.25;
     }
 }
 #[differentiable(second_order)]
-fn p138_h1(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.75 + (a[i] * s).cos();
-        a[i] = (b[i] * -0.5).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p138_h2(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable(second_order)]
-fn p138_h3(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p138_h2(&v[1..], s * 0.5) + p138_h2(v, s).cos()
-}
-#[differentiable(second_order)]
-fn p138_h4(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
+fn p165_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] += (s * x[i % x.len()]).cos() * -0.5;
     }
-    y[0] * 0.5
 }
 #[differentiable(second_order)]
-fn p138_h5(y: &mut [f64], x: &[f64], s: f64) {
-    p138_h0(y, s);
-    let _ = p138_h4(s * 0.5, &x[1..], y);
+fn p165_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p165_h0(y, s);
+    p165_h1(s * 0.6, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+#[differentiable(second_order)]
+fn p165_h3(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 0.5
 }
 program! {
     #[differentiable(second_order)]
-    fn p138(w: [f64; 3], b: f64, a: f64, xs: &[f64]) -> f64 {
-        let mut arr1 = [1.5_f64; 3];
-        arr1[2] = b * 0.3;
-        arr1[0] = xs[4] * 0.75;
-        arr1[1] = (a).sin();
-        let t2 = arr1[1] * arr1[0];
-        let mut buf3 = xs[1..4].to_vec();
-        p138_h0(&mut buf3[..2], w[0] * 0.5);
-        let (h4, c5) = buf3.split_at_mut(2);
-        p138_h1(h4, c5, b);
-        let t6 = c5[0] * 0.75 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
-        let t7 = buf3[0] + buf3[2] * 0.6;
-        let t8 = p138_h3(xs, t2.tanh()).sin();
-        let t9 = p138_h3(&w, t6.tanh()).sin();
-        let t10 = p138_h3(&xs[1..=5], t7.tanh()).sin();
-        let s11 = &xs[1..=5];
-        let t12 = (s11[2] * b * 1.5 + s11[4]).sin() + s11[s11.len() - 1] * 0.75;
-        let mut buf13 = vec![1.5; 3];
-        p138_h5(&mut buf13[0..2], &buf3, t10.tanh() * 0.75);
-        p138_h5(&mut buf13, &xs[..], t9.tanh());
-        p138_h5(&mut buf13, &xs[..], t6.tanh());
-        let (h14, c15) = buf13.split_at_mut(1);
-        for _ in 0..3 {
-            p138_h5(c15, &w, t7.tanh() * -0.5);
-        }
-        let t16 = c15[0] * 0.25 + h14[h14.len() - 1] + c15.len() as f64 * 0.1;
-        let t17 = buf13[0] + buf13[2] * 0.25;
-        t17 + t16 + t12 + t10 + t9 + w[1] * 0.5 + a * 0.3
-    }
-    check_p138(seed = 0x49522f63ca04e02a, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..11]),
-        params = ["a", "xs", "w"] at [4, 5, 6, 7, 8, 9, 10, 0, 1, 2]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p139(b: f64, a: f64) -> f64 {
-        let mut acc0 = a * a;
-        if 0.9_f64.sin() < 0.0 {
-            let t1: f64 = 0.9 / (2.0 + a.cos()) - (p104(a.mul_add(acc0, b) * 0.25, (2.0 + b.cos()).powi(-2), ((1.0 + a.powi(2)).sqrt() * 0.5).atan()) * 0.25).sin() - (1.0 - a * acc0);
-            let mut v2: Vec<f64> = Vec::new();
-            v2.push(((t1 * 0.25).atan() + t1 * 0.25).sin());
-            v2.push((acc0 * a * acc0.atan2(1.5 + acc0.cos()) * 0.5).tanh());
-            let t3 = v2[0] * 0.5 + v2[1];
-            let t4 = ((1.0 + acc0.powi(2)).cbrt() / (1.0 + (t1 * 0.25 * a).powi(2))).sin();
-        }
-        let t5 = match ((b.cos().exp() * 0.5).atan().abs() * 2.0) as usize % 3 { 0 => -acc0 * (a + acc0) * 0.25, 1 => a, _ => f64::atan(b).tanh().exp_m1() };
-        if acc0 - a > -0.4 {
-            acc0 += (1.5_f64.atan().mul_add(b.tanh(), (1.0 + acc0.powi(2)).sqrt()) * 0.25).atan();
-        } else if 1.25 * t5 < 0.3 {
-            let t6 = (1.0 + b.cos().powi(2)).ln().tanh();
-        } else {
-            acc0 = f64::tanh(0.2 * a);
-        }
-        0.2 * b + 0.5 * a
-    }
-    check_p139(seed = 0xab619b4cfc44f0c7, inputs = 2, calls = [p104], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p140(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v.sum().sin()) - &(x.dot(v) * 0.3);
-        for _ in 0..n {
-            t1 = ((x / &x.mapv(|q| q * q + 1.0)).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
-        }
-        let t2 = s;
-        let t3 = &(x.dot(v) * 0.3) - &(v.dot(x) * 0.3);
-        let t4 = t2;
-        let t5 = (x * &t3).mapv(f64::tanh);
-        t5.sum() * 0.2 + t4 + t3.dot(&t3) * 0.1
-    }
-    check_p140(seed = 0xf4280dc66c88293d, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p141(a: f64, xs: &[f64]) -> f64 {
-        let mut a = a;
-        for i in 1..=4 {
-            let mut v0 = vec![0.0; 2];
-            for j in 0..v0.len() {
-                v0[j] = (a * 0.1).sin();
-            }
-            v0[i % 2] -= (a * 0.1).atan() * v0.iter().map(|q| q.cos()).product::<f64>() * 0.75;
-            let t1: f64 = (0.5 * 0.5_f64.tanh()).asin();
-            let mut k2 = 0;
-            let r4 = loop {
-                match i % 3 {
-                    0 => {
-                        let mut acc3 = (((1.0 + t1.powi(2)).ln() + t1.mul_add(xs[2], (a * 0.05).atan())) * 0.5).atan();
-                    }
-                    1 => {
-                        a = t1.max((a * 0.05).sin().cos());
-                    }
-                    _ => {
-                        a += ((1.5 + (v0[(k2 + 1) % 2] * 0.05).sin().sin()).log(2.5 + (a * 0.05).atan().cos()).abs() * 0.5).tanh();
-                    }
-                }
-                v0[k2 % 2] += -v0.iter().map(|q| ((q * 0.05) * 0.9).sin()).sum::<f64>().atan() * 0.5;
-                k2 += 1;
-                if (t1 + t1 > t1) || k2 >= 3 { break t1.powi(3) / (2.0 + p80((v0[1] * 0.05).sin(), ((a * 0.05).atan().mul_add(a * 0.05, 0.6) * 0.25).atan()).cos()); }
-            };
-        }
-        let t5: f64 = a * 0.05 - (a * 0.05).sin() - (p115(1, (xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>() * xs.iter().map(|q| q * q).sum::<f64>() * 0.05).sin()) * 0.5).tanh() * xs.iter().map(|q| q.cos()).product::<f64>() - 1.0;
-        let t5 = t5 * 0.5 * xs[2].cos();
-        (t5 * 0.5).tanh() + (a * 0.05).tanh()
-    }
-    check_p141(seed = 0x34508000e31a50a7, inputs = 4, calls = [p80, p115], at = |p| (p[0], &p[1..4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p142(a: f64) -> f64 {
-        let t1 = { let u0 = -(1.5 + 0.3_f64.cos()).sqrt(); a - a - a / (1.0 + u0 * u0) };
-        let mut acc2 = 0.0;
+    fn p165(a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 3];
         for i in 0..3 {
-            let mut v3 = vec![0.0; 4];
-            for j in 0..v3.len() {
-                v3[j] = ((t1 * 0.5 + a - a.atan()) * 0.25).atan();
-            }
-            v3[1] -= (v3[2].tanh().cos().exp2() * 0.5).tanh();
+            buf1[i] = xs[i + 3] * a;
         }
-        let o4: Option<f64> = if a * (t1 * 0.5).tanh() > -0.2 && a < -0.2 { Some((1.0 + a.clamp(-0.75, 0.75).powi(2)).ln()) } else { None };
-        let t6: f64 = if let Some(u5) = o4 { (1.5 + (a - (t1 * 0.5).atan()).sin()).powf((1.0 + a.powi(2)).cbrt().tanh()) } else { (1.5 + (t1 * 0.5).sin()).log(2.5 + a.cos()) };
-        acc2 += (t1 * 0.5).sin() * 0.6;
-        if 0.25 * (p124(1, (a * (t1 * 0.5).atan() * 0.5).atan()) * 0.25).sin() < 0.25 {
-            return t6;
+        p165_h0(&mut buf1, a * 0.6);
+        let t2 = p165_h2(&mut buf1[0..], &xs[5..7], a).tanh();
+        p165_h1(a * 0.25, xs, &mut buf1[..]);
+        for (i4, v3) in buf1.iter_mut().enumerate() {
+            *v3 += a * 0.1 * i4 as f64;
         }
-        let mut w7 = 0;
-        while w7 < 2 {
-            let t8 = if (w7 as f64 * (t1 * 0.5)) > 0.1 { (t1 * 0.5).sin().min(w7 as f64).atan2(1.5 + a.powi(3).cos()) } else { t6.cos().cos() };
-            for j in (0..3).rev() {
-                for l in 0..2 {
-                    acc2 += (p130(1, (t6 * 0.5).sin()).sin() * 0.5).tanh();
-                }
-                acc2 /= (2.0 + (a / (1.0 + (j as f64).powi(2))).cos());
-            }
-            acc2 = w7 as f64 * 0.2;
-            w7 += 1;
+        let t6 = buf1[0] + buf1[2] * -0.5;
+        let t7 = p165_h3(xs, t6.tanh()).sin();
+        let mut buf8 = vec![0.0; 3];
+        for i in 0..3 {
+            buf8[i] = xs[i + 3] * t2.tanh();
         }
-        0.25 * t6 + 0.1 * (acc2 * 0.02).atan() + (t1 * 0.5).sin().cos()
-    }
-    check_p142(seed = 0xe453995318058dcf, inputs = 1, calls = [p124, p130], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p143(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let t1 = (v.powi(2)).dot(&(v + x)) * 0.3;
-        let t2 = x.to_owned();
-        let t3 = &(t1.powi(2)) + &(v.sin());
-        let t4 = t1.to_owned();
-        t4.dot(&t4) * 0.1 + t3.dot(&t3) * 0.1 + t2.sum() * 0.2
-    }
-    check_p143(seed = 0x634cfd9e162d0861, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3),
-        params = ["v", "s"] at [9, 10, 11, 12]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p144(a: f64) -> f64 {
-        let mut a = a;
-        a = (a + ((1.0 + a.powi(2)).cbrt() * 0.5).sin()).sin();
-        for i in 0..2 {
-            let t0 = a * 0.25;
-            a *= ((a * 0.25).atan() / (1.0 + t0.powi(2))).cos();
-        }
-        a * 0.1
-    }
-    check_p144(seed = 0xc326365f0fe39348, inputs = 1, calls = [], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p145(a: f64, b: f64) -> f64 {
-        let mut acc0 = 0.0;
-        for i in 0..4 {
-            for j in 0..2 {
-                for l in 0..1 {
-                    acc0 += (1.0 + a.powi(2)).ln();
-                }
-                acc0 += 0.9_f64.hypot((acc0 * 0.02).sin()) / (1.0 + (2.0 + (acc0 * 0.02).atan().sin()).ln().powi(2)) * 0.25;
-            }
-            acc0 += ((b * (acc0 * 0.02)).tanh() * 0.5).tanh();
-        }
-        for i in (0..6).step_by(2) {
-            if (a.atan2(1.5 + (i as f64).cos())) < -0.4 {
-                for j in 0..3 {
-                    let mut b = b;
-                    b += (b - (acc0 * 0.02).atan()).sin() * 0.5;
-                }
-            }
-            acc0 = (acc0 * 0.02 + ((1.5 - a) * 0.5).tanh()).tanh();
-        }
-        acc0 = ((acc0 * 0.02).tanh() / (2.0 + 0.9_f64.cos())).atan2(1.5 + f64::cos(b).cos());
-        let k1 = ((0.5 * a).abs() * 2.0) as usize % 3;
-        match k1 {
-            0 => {
-                let t2 = (1.0 + b.powi(2)).ln().mul_add(b.tanh().sinh(), a.mul_add(b, (acc0 * 0.02).sin()));
-                if (acc0 * 0.02).tanh() - acc0 * 0.02 < 0.3 {
-                    if 2.0 - b > (acc0 * 0.02).atan() {
-                        let mut acc3 = (1.0 + a.powi(2)).sqrt();
-                    } else {
-                        for i in 0..3 {
-                            if b - a > b && (t2 * 0.5).atan() < 0.5 {
-                                let t4 = ((t2 * 0.5).atan() * i as f64).tanh() * ((t2 * 0.5).tanh().tanh() / (1.0 + (t2 * 0.5).atan().powi(2)));
-                            } else if b.atan() < 0.25 {
-                                acc0 += (((acc0 * 0.02).atan() - t2 * 0.5 + ((t2 * 0.5).tanh() - (t2 * 0.5).tanh())) * 0.1).tanh();
-                            } else {
-                                let t5 = (t2 * 0.5).atan() * (t2 * 0.5 + (acc0 * 0.02).tanh());
-                            }
-                            acc0 = i as f64;
-                        }
-                    }
-                } else {
-                    for i in (0..8).step_by(2) {
-                        let o6: Option<f64> = if a / (1.0 + b * b) < -0.2 { Some(a.hypot((acc0 * 0.02).sin()).cos().exp2()) } else { None };
-                        let t8: f64 = match o6 { Some(u7) => (p117(2, (t2 * 0.5).atan().atan(), ((b - a) * 0.5).atan(), (t2 * 0.5).sin().cos(), (f64::max((acc0 * 0.02).sin(), u7) * 0.5).atan()) * 0.25).sin(), None => (i as f64).clamp(-0.75, 0.75) };
-                        acc0 += ((b + acc0 * 0.02) * 0.25).atan();
-                    }
-                }
-            }
-            1 => {
-                acc0 += (acc0 * 0.02).tanh();
-            }
-            _ => {
-                let b = b * (a + a);
-            }
-        }
-        0.3 * (acc0 * 0.02).atan()
-    }
-    check_p145(seed = 0x7d955586422d4a31, inputs = 2, calls = [p117], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p146(a: f64, xs: &[f64], b: f64, c: f64) -> f64 {
-        let t0 = 0.1 * p128(2, xs[0].mul_add(xs[2], b) * 0.5, (p118((2.0 + c.sin()).cbrt(), (1.5 + xs[3].sin()).powf(a.tanh()) * 0.5, a.tanh().sinh()) * 0.1).tanh()) * f64::cos(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
-        let mut acc1 = (a * t0).cos();
-        for i in (0..1).rev() {
-            acc1 += a;
-            let mut w2 = 0;
-            while w2 < 3 {
-                let t3 = (2.0 + (i as f64 + b).sin()).log10().cos();
-                acc1 /= (1.0 + xs[w2].powi(2));
-                w2 += 1;
-            }
-        }
-        for i in (0..2).rev() {
-            let t4 = acc1 * 0.1 * a;
-            acc1 += ((1.0 - t0 - (1.5 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().cos()).sqrt()) * 0.5).tanh();
-        }
-        acc1 * 0.1 + 0.5 * t0 - c + b.tanh()
-    }
-    check_p146(seed = 0x7ba97a689dc38dea, inputs = 7, calls = [p118, p128], at = |p| (p[0], &p[1..5], p[5], p[6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p147(a: f64, b: f64, xs: &[f64], n: usize) -> f64 {
-        let mut acc0 = 0.2_f64;
-        if n > 2 {
-            if n % 3 == 1 {
-                let acc0 = acc0 * b.powi(2);
-            }
-        } else {
-            let t1 = b;
-            if n > 0 {
-                for i in 0..xs.len() {
-                    let flag2 = (f64::max(n as f64, a)) > -0.1;
-                    acc0 -= ((0.5 * (acc0 * 0.1).tanh().tanh()).asin() * t1.cos().exp_m1() * 0.25).atan();
-                }
-            }
-        }
-        let t3 = b;
-        t3.tanh() + (acc0 * 0.1).atan().tanh() + b
-    }
-    check_p147(seed = 0xd72be657838ee541, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..6], 2));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p148(xs: &[f64], a: f64, b: f64) -> f64 {
-        let t0 = (xs[0] / (1.0 + a.powi(2))).atan();
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 2 {
-            for j in (0..8).step_by(2) {
-                for l in 0..2 {
-                    acc1 += (b * xs[l] * (t0 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.1).atan();
-                    acc1 = ((acc1 * 0.02).atan() * t0.atan()).sin();
-                }
-                acc1 += ((w2 as f64 - (1.5 + xs.iter().map(|q| q * t0).sum::<f64>().sin()).log(2.5 + a.cos())) * 0.25).sin();
-            }
-            let t5: f64 = { let v3: Vec<f64> = xs.iter().map(|&u4| (p118(((t0 + xs[w2]) * 0.5).sin(), f64::atan(w2 as f64), (0.5 * xs[w2].tanh()).acos()) * 0.1 - xs[xs.len() - 1 - w2]) * (0.25 + 1.0)).collect(); v3[0] + v3[2] };
-            acc1 *= 0.8 + 0.2 * (xs[xs.len() - 1 - w2] + a).sin();
-            w2 += 1;
-        }
-        let flag6 = t0 - xs[2] > 0.1;
-        acc1 * 0.01 + t0 + b + 0.6 * a
-    }
-    check_p148(seed = 0xea41b31032573357, inputs = 5, calls = [p118], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p149(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + a + xs[3]).tanh();
-        let t2 = ((t1).tanh() - t1 + xs[1]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            let t3 = ((((a) * 0.5).exp() - t1).tanh()).tanh() * 1.5;
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += (xs[i] * (j as f64 + 0.5)).sin();
-            }
-            if (t3).cos() * t4 > -0.10 {
-                let t5 = if 0.06_f64 - t1 + xs[i] < -0.19 { (t1).tanh() } else { t2 };
-                let t6 = if (1.0 + (a) * (a)).ln() > 0.36 { (((xs[i]).sin()).sin()).tanh() } else { xs[i] + xs[i] };
-            }
-            acc -= (((1.0 + ((t1).cos() * t4) * ((t1).cos() * t4)).ln()).cos() * t4).tanh();
-            let t7 = if xs[i] - xs[i] - xs[i] > -0.41 { ((((xs[i]).sin()).cos() * t4) * (xs[i] + t4 + xs[i])).tanh() } else { (t4) * (xs[i]) };
-            if i + 1 < xs.len() {
-                let t8 = ((t4 + (t1).sin()).tanh()).tanh() * 1.5;
-                acc += (xs[i + 1] - ((t2) * (a)).tanh()).tanh();
-            }
-            acc += (((0.60_f64).tanh()).mul_add(0.5, t1) + (xs[i] - t3).mul_add(0.5, xs[i])).tanh();
-        }
-        acc
-    }
-    check_p149(seed = 0x9e342d690c5abc5d, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]),
-        params = ["xs"] at [1, 2, 3, 4, 5]);
-}
-
-#[differentiable(second_order)]
-fn p150_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.3 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p150_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * -0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p150_h2(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p150_h0(y, s);
-    p150_h1(s * 0.6, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p150_h3(v: &[f64], s: f64) -> Option<f64> {
-    let head = if v[0] * s > -0.4 { Some((v[0] * s).sin()) } else { None };
-    let h = head?;
-    Some(h * 0.75 + v[v.len() - 1] * -0.5)
-}
-#[differentiable(second_order)]
-fn p150_h4(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).tanh();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p150_h5(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 1.5;
-    t + p150_h4(&v[1..], s * 0.75) + p150_h4(v, s).tanh()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p150(b: f64, xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = xs[4..6].to_vec();
-        let t2 = p150_h0(&mut buf1, b).tanh();
-        let _ = p150_h0(&mut buf1, a);
-        p150_h2(&mut buf1, xs, b);
-        let t3 = buf1[0] + buf1[1] * 0.6;
-        let t4 = match p150_h3(&xs[3..4], a) { Some(v) => v, None => a * 0.6 };
-        let mut buf5 = vec![0.0; 4];
-        for i in 0..4 {
-            buf5[i] = xs[i + 4] * t4.tanh();
-        }
-        for _ in 0..2 {
-            p150_h1(t3.tanh() * 0.75, &xs[2..], &mut buf5[..]);
-        }
-        p150_h2(&mut buf5, xs, t4.tanh() * 1.5);
-        let (h6, c7) = buf5.split_at_mut(3);
-        p150_h2(h6, &xs[..], b);
-        let t8 = c7[0] * 0.6 + h6[h6.len() - 1] + c7.len() as f64 * 0.1;
-        let t9 = buf5[0] + buf5[3] * 0.6;
-        let s10 = &xs[..4];
-        let t11 = (s10[2] * t3.tanh() * 0.25 + s10[2]).sin() + s10[s10.len() - 1] * -0.5;
-        let t12 = p150_h5(xs, t2.tanh() * 0.25);
-        t12 + t11 + t9 + t8 + t4 + a * 0.3
-    }
-    check_p150(seed = 0xf4202c0743fdab04, inputs = 10, calls = [], at = |p| (p[0], &p[1..9], p[9]));
-}
-
-#[differentiable(second_order)]
-fn p151_h0(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.75).tanh();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable(second_order)]
-    fn p151(b: f64, xs: &[f64], a: f64) -> f64 {
-        let t1 = p151_h0(xs, b).sin();
-        let s2 = &xs[..4];
-        let t3 = (s2[1] * b + s2[0]).sin() + s2[s2.len() - 1] * 0.3;
-        let s4 = &xs[3..=5];
-        let t5 = (s4[1] * t3.tanh() + s4[0]).sin() + s4[s4.len() - 1] * 0.75;
-        let s6 = &xs[..5];
-        let t7 = (s6[3] * t1.tanh() + s6[4]).sin() + s6[s6.len() - 1] * -0.5;
-        let t8 = p151_h0(&s2[0..=0], b).sin();
-        let mut arr9 = [1.5_f64; 3];
-        arr9[2] = a * -0.5;
-        arr9[0] = xs[0] * 0.5;
-        arr9[1] = (a).sin();
-        let t10 = arr9[1] * arr9[2];
-        t10 + t8 + t7 + t5 + t3 + a * 0.3
-    }
-    check_p151(seed = 0xa906ad6fa6147eb5, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p152(c: f64, b: f64, n: usize, a: f64) -> f64 {
-        let mut v0 = vec![0.0; 4];
-        for i in 0..v0.len() {
-            v0[i] = f64::sin(a - c);
-            if i > 0 {
-                v0[i] += v0[i - 1] * ((1.0 + b.powi(2)).sqrt() * 0.25).sin();
-            }
-        }
-        let mut acc1 = 0.5;
-        for i in 1..=2 {
-            let mut k2 = 0;
-            loop {
-                let t4 = { let u3 = a; (v0[2] * 0.05).sin() * p130(1, ((b - v0[n] * 0.05) * 0.25).tanh()) + u3.max(c) };
-                v0[3 - n] += (v0[i] * 0.05 + (t4 * 0.5).sin()) * (v0[n] * 0.05).atan() * 0.1;
-                k2 += 1;
-                if (c.tanh().cosh() > 0.0) || k2 >= 3 { break; }
-            }
-            acc1 *= 0.8 + 0.2 * p130(1, (v0[2] * 0.05).sin()).cos().sin();
-        }
-        let t5 = if 0.75 / (1.5 + b.tanh()) > -0.4 { (1.0 + (0.9 * (acc1 * 0.05)).powi(2)).sqrt() } else { (b * n as f64).mul_add((n as f64).atan2(1.5 + 2.0_f64.cos()), f64::min(v0.iter().map(|q| ((q * 0.05) * 0.3).sin()).sum::<f64>(), b)) };
-        v0[n] -= v0.iter().map(|q| (q * 0.05).cos()).product::<f64>().powi(3) * ((v0[n] * 0.05).sin() + b) * 0.5;
-        let mut w6 = 0;
-        while w6 < 1 {
-            let t7 = (acc1 * 0.05).atan() * (v0.iter().enumerate().map(|(k, q)| (q * 0.05) * k as f64).sum::<f64>() * 0.5).tanh();
-            let mut v8 = vec![0.0; 3];
-            for j in 0..v8.len() {
-                v8[j] = 0.5 * (acc1 * 0.05);
-            }
-            acc1 /= (1.0 + (0.1 * b).powi(2));
-            w6 += 1;
-        }
-        t5 * 0.25 - 0.5 * (acc1 * 0.05).atan()
-    }
-    check_p152(seed = 0x6da9c9d5aee70045, inputs = 3, calls = [p130], at = |p| (p[0], p[1], 1, p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p153(b: f64, n: usize, a: f64) -> f64 {
-        let t0 = if n % 2 == 0 { 0.25 * b } else { (1.5 + 2.0_f64.powi(3).cos()).sqrt() };
-        let mut acc1 = (n as f64 + b).atan();
-        if b.asinh() > 0.7 {
-            let t2 = a.clamp(-0.75, 0.75);
-        } else {
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = match n { 0 => f64::sin(t0).atan(), 1 => ((acc1 * 0.5).tanh() * (acc1 * 0.5).sin()).powi(2).ln_1p(), _ => (1.5 + (1.5 + a.sin()).log(2.5 + 2.0_f64.cos()).sin()).powf(a.cos().tanh()) };
-                acc1 *= 0.8 + 0.2 * (t0 + (acc1 * 0.5).sin()).sin();
-                w3 += 1;
-            }
-        }
-        let t5 = if (1.0 + 0.1_f64.powi(2)).cbrt() < 0.25 { (2.0 + f64::max(a, (acc1 * 0.25).sin()).sin()).cbrt() } else { t0.atan().tanh().exp() };
-        let t5 = t5 * (t0 / (1.0 + (acc1 * 0.25).atan().powi(2)));
-        let t6 = n as f64 * (acc1 * 0.25);
-        for i in 0..n {
-            for j in 0..n {
-                let mut w7 = 0;
-                while w7 < 2 && (acc1 * 0.1 - a > (t5 * 0.25).sin()) {
-                    let t8: f64 = 0.9_f64.mul_add(t0, p130(1, 1.5) - 0.75);
-                    acc1 += 0.75_f64;
-                    w7 += 1;
-                }
-                acc1 /= (1.0 + ((acc1 * 0.05).atan() * (acc1 * 0.05)).powi(2));
-            }
-            acc1 *= 0.5 + 0.4 * (t6 * 0.25).abs().sin();
-        }
-        let t5 = (t5 * 0.25).atan() + (t5 * 0.25).atan().min(2.0);
-        1.25 * (t5 * 0.5) + (t6 * 0.25).atan() + (acc1 * 0.02).sin() - t0 + a
-    }
-    check_p153(seed = 0x514e94f90234d0a3, inputs = 2, calls = [p130], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p154(b: f64, a: f64, c: f64, d: f64, xs: &[f64]) -> f64 {
-        let mut a = a;
-        a = (2.0 + (b / (1.5 + xs[1].tanh()) * 0.5).tanh().cos()).powi(-2);
-        for i in (0..4).rev() {
-            match i {
-                0 | 1 => {
-                    a = (2.0 + f64::cos(2.0).sin()).ln();
-                }
-                _ => {
-                    if xs[i] > -0.1 {
-                        a /= (1.0 + (b * 1.5).powi(2));
-                    }
-                }
-            }
-            a = ((a * 0.1).tanh() - c * 0.9).tanh();
-        }
-        a -= c;
-        (a * 0.1).cos() + d.cos()
-    }
-    check_p154(seed = 0x4979c8371349ee0e, inputs = 8, calls = [], at = |p| (p[0], p[1], p[2], p[3], &p[4..8]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p155(a: f64, n: usize, b: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.5;
-        if n > 0 {
-            let t1 = (xs.iter().map(|q| (q * 0.5).sin()).sum::<f64>() * 0.3 - (xs[1] - xs.iter().map(|q| q * b).sum::<f64>())) / (1.5 + b.tanh());
-            acc0 -= b.cos().powi(2).ln_1p();
-            let mut acc2 = xs[n % xs.len()];
-        }
-        match n % 3 {
-            0 => {
-                if n == 1 {
-                    let t3 = (0.3 * xs[(n + 1) % 3]).mul_add(b, 1.5 / (1.0 + b.powi(2)));
-                }
-            }
-            1 => {
-                let c4 = |u5: f64| (xs[(n + 1) % 3] + 1.0) / (1.0 + (n as f64 * 0.5).sin().powi(3).powi(2));
-                let t6: f64 = c4(((a.mul_add(p124(1, 0.1 * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.25, xs.iter().map(|q| q * q).sum::<f64>()) + xs.iter().sum::<f64>()) * 0.1).atan()) - 0.5 * c4(xs[n % xs.len()] * 2.0);
-                let mut w7 = 0;
-                while w7 < 3 && (1.25 * acc0 > a) {
-                    let t10: f64 = xs[1..3].iter().map(|u8| { let u8 = *u8; t6 * 0.25 }).sum();
-                    acc0 += ((n as f64).cos().exp2().sin().exp2() * 0.5).tanh();
-                    w7 += 1;
-                }
-            }
-            _ => {
-                let t11 = if n == 0 { (1.0 + (acc0 * 0.1).tanh().powi(2)).cbrt() * (b / (1.5 + (acc0 * 0.1).tanh().tanh())) } else { 0.6 * (acc0 * 0.1).atan() * 2.0 };
-            }
-        }
-        let mut k12 = 0;
-        loop {
-            acc0 *= 0.5 + 0.4 * (0.1 * xs[(k12 + 1) % 3]).sin();
-            acc0 -= (((acc0 * 0.05).atan() / (1.5 + a.tanh())).max(a + n as f64) * 0.25).sin();
-            k12 += 1;
-            if (xs[(n + 1) % 3] > 0.25 || (p115(1, (acc0 * 0.05 * (acc0 * 0.05).tanh() * 0.5).sin()) * 0.5).atan() < -0.2) || k12 >= 4 { break; }
-        }
-        1.5 * (acc0 * 0.05).sin() - b.cos() + a.sin() + 0.5 * n as f64
-    }
-    check_p155(seed = 0x0bd00ad49dda68bc, inputs = 5, calls = [p115, p124], at = |p| (p[0], 3, p[1], &p[2..5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p156(b: f64, a: f64, c: f64, n: usize) -> f64 {
-        let mut acc0 = 0.0;
-        let mut k1 = 0;
-        loop {
-            let mut v2 = vec![0.0; 3];
-            for j in 0..v2.len() {
-                v2[j] = (c.powi(2).mul_add(p118(1.0 * 1.5, 0.3 * (p106(c, b, (a + a) * 0.5, c) * 0.5), 0.6 * 0.5) * 0.1 - a, b.tanh()) * 0.25).sin();
-                if j > 0 {
-                    v2[j] += v2[j - 1] * (2.0_f64 * 0.5).tanh();
-                }
-            }
-            v2[2 - n] = (n as f64 * n as f64 * (v2.iter().map(|q| (q * 0.5) * c).sum::<f64>() - (v2[1] * 0.5).sin()) * 0.5).tanh();
-            acc0 -= c;
-            acc0 *= 0.8 + 0.2 * ((v2[2] * 0.5).sin() * (v2[1] * 0.5).tanh()).sin();
-            k1 += 1;
-            if (acc0 * 0.05 - 0.5 > b) || k1 >= 5 { break; }
-        }
-        let t3 = n as f64;
-        let mut v4 = vec![0.0; n];
-        for i in 0..v4.len() {
-            v4[i] = (b.asinh().powi(2) * 0.5).tanh();
-        }
-        let t7: f64 = v4.iter().take(2).map(|&u5| ((acc0 * 0.05).atan() * t3).atan2(1.5 + (1.5 + v4[n % v4.len()].sin()).powf(c.tanh()).cos())).fold(0.0, |s, v| s * 0.5 + v);
-        acc0 *= 1.0 + (c * b).tanh();
-        t7 - t3 + (acc0 * 0.02).atan() - c.cos()
-    }
-    check_p156(seed = 0x2a4e4db29f462a6e, inputs = 3, calls = [p106, p118], at = |p| (p[0], p[1], p[2], 1),
-        params = ["b"] at [0]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p157(a: f64, c: f64, xs: &[f64], b: f64) -> f64 {
-        let a = a * xs[2].hypot(0.6);
-        let t2: f64 = xs[1..3].iter().map(|u0| { let u0 = *u0; (1.0 * c).mul_add((1.5 + xs[1].sin()).powf(xs[0].tanh()), (a * 0.25).sin().powi(2)) }).sum();
-        let t3 = (1.5 + ((a * 0.25).sin() + (a * 0.25).atan()).sin()).log(2.5 + xs[2].mul_add(0.3, xs[2]).cos()).sin();
-        1.0 * t3 + 0.5 * (t2 * 0.1) + (a * 0.25).tanh() - 0.6 * b
-    }
-    check_p157(seed = 0x939260052225b804, inputs = 6, calls = [], at = |p| (p[0], p[1], &p[2..5], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p158(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (((a) * (a)) * ((a).mul_add(0.5, a)) + xs[3]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() - 1 {
-            let t2 = (((xs[i + 1]).mul_add(0.5, a) + xs[i] - xs[i]) * (a)).tanh() * 1.5;
-            let t3 = (xs[i]).tanh() * 1.5;
-            acc -= ((a) * (xs[i]) + a - (xs[i]).cos() * xs[i]).tanh();
-        }
-        acc
-    }
-    check_p158(seed = 0x6f4e97a97614f5e4, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p159(a: f64, xs: &[f64]) -> f64 {
-        let t1 = ((1.0 + (a) * (a)).ln() + xs[1]).tanh();
-        let t2 = (((((a) * 0.5).exp()) * 0.5).exp() + xs[0]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if t1 < 0.33 {
-                if (xs[i] + xs[i]).tanh() < 0.21 {
-                    continue;
-                }
-            } else {
-                if xs[i] < -0.20 {
-                    acc += (-0.80_f64).tanh();
-                } else {
-                    acc += ((t1) * ((1.0 + ((t1).cos() * -0.01_f64) * ((t1).cos() * -0.01_f64)).ln())).tanh();
-                }
-            }
-            acc += (t1).tanh();
-            let t3 = ((1.0 + (xs[i]) * (xs[i])).ln()).tanh() * 1.5;
-            if ((-0.85_f64).mul_add(0.5, xs[i])) * ((t2).tanh()) < -0.12 {
-                if xs[i] < 0.23 {
-                    continue;
-                }
-            }
-            if t3 + (a).sin() < -0.12 {
-                continue;
-            }
-            acc += (((xs[i]).sin()).tanh()).tanh();
-        }
-        acc
-    }
-    check_p159(seed = 0x456a9f51547b56b0, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-#[differentiable(second_order)]
-fn p160_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p160_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).cos() * 0.3;
-    }
-}
-#[differentiable(second_order)]
-fn p160_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p160_h0(y, s);
-    p160_h1(s * 1.5, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p160_h3(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.3).sin();
-    }
-    acc * 0.25 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p160_h4(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.3;
-    t + p160_h3(&v[1..], s * 0.25) + p160_h3(v, s).sin()
-}
-#[differentiable(second_order)]
-fn p160_h5(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).tanh();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable(second_order)]
-fn p160_h6(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * 0.3 + p160_h6(v, s * -0.5, k - 1).cos()
-    }
-}
-program! {
-    #[differentiable(second_order)]
-    fn p160(xs: &[f64], ys: &mut [f64], a: f64) -> f64 {
-        let (h1, c2) = ys.split_at_mut(1);
+        let _ = p165_h2(&mut buf8, &xs[..], a);
         for _ in 0..3 {
-            p160_h2(c2, &xs[2..], a);
+            p165_h0(&mut buf8, t6.tanh());
         }
-        let t3 = c2[0] * 0.5 + h1[h1.len() - 1] + c2.len() as f64 * 0.1;
-        let t4 = ys[2] * -0.5;
-        let t5 = p160_h4(xs, t3.tanh());
-        let mut buf6 = vec![0.0; 4];
-        for i in 0..4 {
-            buf6[i] = xs[i + 0] * t4.tanh();
-        }
-        p160_h0(&mut buf6[..2], t5.tanh());
-        p160_h0(&mut buf6, t3.tanh());
-        p160_h0(&mut buf6, t3.tanh() * -0.5);
-        let t7 = buf6[0] + buf6[3] * 0.75;
-        let arr8 = p160_h5(xs, t5.tanh());
-        let t9 = arr8[2] * arr8[2];
-        p160_h2(&mut ys[..], xs, a);
-        let t10 = ys[1] * 1.5;
-        let s11 = &xs[..4];
-        let t12 = (s11[3] * a + s11[0]).sin() + s11[s11.len() - 1] * 0.75;
-        let t13 = p160_h6(&arr8, a, 3);
-        t13 + t12 + t10 + t9 + t7 + ys[2] + a * 0.3
+        buf8.iter_mut().zip(xs.iter()).map(|(v9, xi11)| *v9 = *v9 * a + xi11.sin()).count();
+        let t12 = buf8[0] + buf8[2] * 0.25;
+        t12 + t7 + t6 + t2 + a * 0.3
     }
-    check_p160(seed = 0x033447854073e9c8, inputs = 10, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9]));
+    check_p165(seed = 0xa2d22155cc32bf31, inputs = 8, calls = [], at = |p| (p[0], &p[1..8]),
+        params = ["xs"] at [1, 2, 3, 4, 5, 6, 7]);
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p161(a: f64, c: f64, b: f64, d: f64) -> f64 {
-        let d = d - b * c;
-        let mut acc0 = (d * 0.25).tanh().max(c * 1.25);
-        let mut w1 = 0;
-        while w1 < 3 && ((d * 0.25).tanh() > 0.7) {
-            let mut acc2 = (acc0 * 0.25).tanh().atan2(1.5 + f64::sin(p142(c / (1.5 + (w1 as f64).tanh()) * 0.5)).cos());
-            acc0 += (1.5 + (a * (d * 0.25).sin()).sin()).powf((w1 as f64).tanh().tanh()) * 0.5;
-            if a < 0.1 {
-                for j in 0..2 {
-                    if w1 > 0 {
-                        continue;
-                    }
-                    acc2 /= (1.0 + (a - j as f64).powi(2));
+    fn p166(c: f64, a: f64, n: usize, b: f64) -> f64 {
+        let c0 = |u1: f64| f64::atan(u1 * 0.9);
+        let t2: f64 = c0(f64::sin(c * b)) - 0.5 * c0(f64::atan(c));
+        let t3 = match n % 3 { 0 => f64::tanh(1.5 * a), 1 => t2, _ => ((1.0 + (b + c).powi(2)).sqrt() * 0.5).tanh() };
+        let mut acc4 = 0.0;
+        let mut w5 = 0;
+        while w5 < 3 && ((1.5 + b.sin()).powf(b.tanh()) > t3 && b < 0.7) {
+            let mut v6: Vec<f64> = Vec::new();
+            v6.push(c);
+            v6.push(t2 * t2.powi(2) * 0.1);
+            let t7 = v6[0] * 0.5 + v6[1];
+            for j in (0..4).rev() {
+                if j < 1 {
+                    let mut a = a;
+                }
+                acc4 *= 0.5 + 0.4 * (2.0 + 0.1_f64.sin()).sqrt().sin();
+            }
+            if (t2.atan2(1.5 + (w5 as f64).cos())) > -0.2 {
+                acc4 += (t2 + c) / (2.0 + ((t7 * 0.5).tanh() * t3).cos()) * 0.1;
+            } else if b * (acc4 * 0.02).tanh() > 0.0 {
+                for j in 0..1 {
+                    let t8 = (0.2 * b).mul_add(0.75 + j as f64, a);
+                    acc4 += (1.5 + (n as f64).sin().exp2().cos()).sqrt() * 0.5;
                 }
             } else {
-                let t3: f64 = 0.3;
-            }
-            acc2 *= (d * 0.25 + 0.2).tanh();
-            w1 += 1;
-        }
-        let t4: f64 = (0.5 * (acc0 * 0.05).sin().atan().tanh()).asin();
-        let mut acc5 = 1.0;
-        acc5 -= ((d * 0.25).sin() / (1.0 + a * a) * 0.5).sin();
-        let mut c = c;
-        if (acc0 * 0.05).tanh().atan2(1.5 + b.cos()) < 0.5 {
-            let t6 = (2.0 + (acc0 * 0.05).tanh().cos()).recip().powi(3);
-        }
-        (acc0 * 0.05).tanh() + (d * 0.25).tanh() + 0.5 * t4
-    }
-    check_p161(seed = 0x6ed5fff460b2b8a2, inputs = 4, calls = [p142], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-#[differentiable(second_order)]
-fn p162_h0(v: &[f64], s: f64) -> [f64; 3] {
-    let mut r = [0.0_f64; 3];
-    r[0] = (v[0] * s).cos();
-    r[1] = v[1] * 0.75;
-    r[2] = (v[v.len() - 1] + s).tanh();
-    r
-}
-#[differentiable(second_order)]
-fn p162_h1(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 0.25).sin();
-    }
-    acc * 1.5 + v[0] * v[v.len() - 1]
-}
-#[differentiable(second_order)]
-fn p162_h2(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.75;
-    t + p162_h1(&v[1..], s * 0.25) + p162_h1(v, s).sin()
-}
-program! {
-    #[differentiable(second_order)]
-    fn p162(a: f64, xs: &[f64]) -> f64 {
-        let arr1 = p162_h0(&xs[..6], a);
-        let t2 = arr1[1] * arr1[1];
-        let s3 = &xs[..3];
-        let t4 = (s3[1] * a + s3[1]).sin() + s3[s3.len() - 1] * 1.5;
-        let t5 = p162_h2(xs, t4.tanh()).sin();
-        let arr6 = p162_h0(&xs[1..=3], t5.tanh());
-        let t7 = arr6[2] * arr6[2];
-        let arr8 = p162_h0(&xs[5..], t5.tanh());
-        let t9 = arr8[1] * arr8[1];
-        t9 + t7 + t5 + t4 + t2 + a * 0.3
-    }
-    check_p162(seed = 0x247eee5a2289bb71, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]),
-        params = ["a"] at [0]);
-}
-
-#[differentiable(second_order)]
-fn p163_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.25
-}
-#[differentiable(second_order)]
-fn p163_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-}
-program! {
-    #[differentiable(second_order)]
-    fn p163(a: f64, xs: &[f64], b: f64) -> f64 {
-        let t1 = p163_h0(&xs[..6], a);
-        let s2 = &xs[..5];
-        let t3 = (s2[4] * b + s2[1]).sin() + s2[s2.len() - 1] * 0.5;
-        let t4 = p163_h0(xs, t1.tanh());
-        let mut buf5 = vec![0.3; 3];
-        for _ in 0..2 {
-            p163_h1(&mut buf5, t3.tanh());
-        }
-        p163_h1(&mut buf5, b * 0.25);
-        let t6 = buf5[0] + buf5[2] * -0.5;
-        t6 + t4 + t3 + t1 + a * 0.3
-    }
-    check_p163(seed = 0x64bb0425d42b39b1, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p164(c: f64, a: f64, b: f64) -> f64 {
-        let t0 = (1.5 + c.sin()).powf(c.tanh()) - c.sin().exp();
-        let mut acc1 = 0.5;
-        let mut w2 = 0;
-        while w2 < 1 {
-            let t3 = if w2 == 0 { b.cos() - a.sin() } else { (t0 * 0.5).tanh() };
-            let t4 = if t3 * 0.5 * c > 0.7 { (t0 * 0.5 - t3 * 0.5).atan() } else { t0 * 0.5 - (t3 * 0.5).tanh() + (t3 * 0.5).atan().powi(2) };
-            let mut w5 = 0;
-            while w5 < 1 {
-                if (t4 * 0.25).tanh() < -0.4 {
-                    acc1 -= a;
-                    return 0.1_f64.hypot((t3 * 0.5).tanh() - (t0 * 0.5).tanh());
+                let mut w9 = 0;
+                while w9 < 2 {
+                    for l in (0..2).rev() {
+                        acc4 = (f64::cos(t7 * 0.5) / (1.0 + b.powi(2)) * 0.5).atan();
+                    }
+                    acc4 += (t2 * 0.5).atan();
+                    w9 += 1;
                 }
-                acc1 = 1.5_f64;
-                w5 += 1;
             }
-            acc1 = (1.0 + (t3 * 0.5 * (acc1 * 0.25)).powi(2)).ln() * 0.5;
-            w2 += 1;
+            acc4 = -a.cos();
+            w5 += 1;
         }
-        if b > b {
-            let c = c * 0.9_f64.tanh();
-            let t6 = if (acc1 * 0.25).atan() > 0.3 { (b * 0.5).cos() } else { (1.0 + (t0 * 0.5).sin().powi(2)).sqrt() - f64::cos(b) };
-        } else {
-            let t7 = ((acc1 * 0.25).tanh() - (t0 * 0.5).tanh()) * f64::sin(c);
-        }
-        (acc1 * 0.25).sin() + (t0 * 0.5).tanh() + 0.5 * c
+        1.5 * (acc4 * 0.01).atan() + t3 + t2 + b + c
     }
-    check_p164(seed = 0x45b5f633bc19a25e, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]),
-        params = ["b"] at [2]);
-}
-
-#[differentiable(second_order)]
-fn p165_h0(v: &[f64], s: f64) -> f64 {
-    (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
-}
-#[differentiable(second_order)]
-fn p165_h1(v: &[f64], s: f64) -> f64 {
-    let head = &v[..2];
-    let t = head[0] * head[1] * 0.25;
-    t + p165_h0(&v[1..], s * 1.5) + p165_h0(v, s).tanh()
-}
-#[differentiable(second_order)]
-fn p165_h2(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 1.5 + p165_h2(v, s * 0.3, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable(second_order)]
-    fn p165(xs: &[f64], a: f64) -> f64 {
-        let s1 = &xs[..3];
-        let t2 = (s1[2] * a + s1[0]).sin() + s1[s1.len() - 1] * -0.5;
-        let t3 = p165_h1(xs, t2.tanh()).sin();
-        let t4 = p165_h1(&s1[..3], a);
-        let t5 = p165_h2(xs, a * -0.5, 1);
-        let t6 = p165_h1(&xs[0..], t3.tanh()).sin();
-        t6 + t5 + t4 + t3 + t2 + a * 0.3
-    }
-    check_p165(seed = 0x37b90dac46927970, inputs = 8, calls = [], at = |p| (&p[0..7], p[7]));
+    check_p166(seed = 0xf5bb381cc1295a4d, inputs = 3, calls = [], at = |p| (p[0], p[1], 3, p[2]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p166(b: f64, a: f64, c: f64) -> f64 {
-        let flag0 = a > 0.3;
-        let mut acc1 = 2.0_f64;
-        let t2 = (c + b) * (a * a);
-        acc1 = (acc1 * p145((a.sin().exp2() * 0.5).sin(), ((b - 1.25) * 0.5).sin())).atan();
-        acc1 += ((c + a).max(c) * 0.5).sin();
-        let t3 = a + acc1.tanh().sinh();
-        let t3 = (t3 * 0.5).sin() - 0.5;
-        0.3 * t3 + (t2 * 0.25).sin() + acc1.sin() + 0.5 * acc1
-    }
-    check_p166(seed = 0xf8cdbebb166eaa14, inputs = 3, calls = [p145], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p167(a: f64, xs: &[f64]) -> f64 {
-        let mut acc0 = 0.75_f64.atan().sin();
-        let mut w1 = 0;
-        while w1 < 4 {
-            let mut acc2 = 1.0;
-            acc0 = ((acc0 * 0.1).atan() + xs.iter().map(|q| q * q).sum::<f64>() * 0.3 * 0.5).sin();
-            acc0 *= 0.8 + 0.2 * xs.iter().sum::<f64>().cos().sin();
-            w1 += 1;
-        }
-        let t5: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u3, &w4)| (a - a).sin() * (0.5 * w4)).sum();
-        let t5 = (t5 * 0.25).sin() + xs[0].powi(2);
-        let t6 = match (xs[2].abs() * 2.0) as usize % 3 { 0 => xs[0].max(a.atan()), 1 => (a.tanh() / (1.0 + (acc0 * 0.1).clamp(-0.75, 0.75).powi(2)) * 0.5).tanh(), _ => (t5 * 0.25).tanh() / (1.0 + xs[2].powi(2)) * a };
-        let t7: f64 = (t5 * 0.25).sin() + xs[2];
-        acc0 /= (1.0 + f64::max(xs[2], xs[2]).powi(2));
-        if t6.atan2(1.5 + xs[2].cos()) > -0.1 {
-            acc0 += (p144((t5 * 0.25).to_radians()) * 0.5).atan();
-        } else {
-            let mut w8 = 0;
-            while w8 < 4 {
-                let t11: f64 = xs[1..3].iter().map(|u9| { let u9 = *u9; t6 + t6 - t7.abs() }).sum();
-                acc0 += ((t7 - xs[1]).tanh() * 0.5).sin();
-                w8 += 1;
+    fn p167(c: f64, b: f64, a: f64) -> f64 {
+        let t0 = if (1.5 + a.cos()).sqrt() > -0.1 || b < 0.25 { b * c.mul_add(b, a) } else { b + 0.75 };
+        let t2 = { let u1 = c.sin().cos().exp(); p146(a.tanh(), c, f64::max((p125((b * (t0 * 0.5).atan() * 0.5).sin(), 2, 0.2 * b) * 0.25).atan(), a)).to_radians() };
+        let mut acc3 = ((a.powi(2) + (a + t2)) * 0.5).atan();
+        for i in 0..2 {
+            for j in 0..4 {
+                let t4 = (c / (1.0 + b * b) * 0.5).powi(3);
+                acc3 /= (2.0 + t2.sin().cos());
             }
+            let t5 = if (1.5 + (acc3 * 0.05).atan().cos()).sqrt() < 0.25 { i as f64 / (2.0 + t2.cos()) + b.mul_add(i as f64, t0 * 0.5) } else { c };
+            acc3 = (acc3 * 0.05 + f64::atan(a)).sin();
         }
-        t7 - (acc0 * 0.05).tanh().tanh()
+        if a > 0.0 {
+            let t6 = a;
+        }
+        t2.cos() - (t0 * 0.5).atan() - a + b.tanh() + c + 0.5 * (acc3 * 0.05).sin()
     }
-    check_p167(seed = 0xa9aadc35115fde48, inputs = 4, calls = [p144], at = |p| (p[0], &p[1..4]),
-        params = ["xs"] at [1, 2, 3]);
+    check_p167(seed = 0x787d65dfb4de9c3a, inputs = 3, calls = [p125, p146], at = |p| (p[0], p[1], p[2]));
 }
 
 program! {
     #[differentiable(second_order)]
     fn p168(b: f64, a: f64) -> f64 {
-        let t0 = (1.0 + a.abs().tanh().cosh().powi(2)).sqrt();
-        let a = a - a;
-        let mut acc1 = t0.atan().abs();
-        if acc1 * (a * 0.5).sin() > -0.1 {
-            let t2: f64 = f64::min((a * 0.5).atan(), t0);
-        } else if (a * 0.5).tanh() > b {
-            acc1 += -(1.0 + (a * 0.5).atan().powi(2)).cbrt() * 0.5;
+        let a = a + b;
+        let t0 = ((a * 0.5).atan() * 0.5).tanh();
+        let mut v1 = vec![0.0; 4];
+        for i in 0..v1.len() {
+            v1[i] = 0.6 * (1.5 + t0.sin()).log(2.5 + (a * 0.5).cos());
+        }
+        let t2 = if 2.0_f64.powi(2) < 0.5 { (1.0 + (v1[2] - p128(2.0 * 0.6, 2, t0.tanh())).powi(2)).cbrt() } else { b.powi(3).cos() };
+        v1[2] -= (1.5 + v1[3].sin()).log(2.5 + v1[2].cos()) * (b * 0.5);
+        let t5: f64 = v1.iter().zip(v1.iter().skip(1)).map(|(&u3, &w4)| t0 * (0.5 * w4)).sum();
+        v1[3] = (((t2 * 0.5).atan() * v1.iter().map(|q| q.cos()).product::<f64>() - (a * 0.5).atan().tanh()) * 0.25).atan();
+        let mut acc6 = 1.25_f64.to_radians() - t0.atan();
+        if 2.0 * (t2 * 0.5) < 0.5 {
+            let t7 = (t5 * 0.1).atan();
         } else {
-            let mut v3 = vec![0.0; 4];
-            for i in 0..v3.len() {
-                v3[i] = (b + t0).clamp(-0.75, 0.75);
-            }
-        }
-        (acc1 * 0.5).sin() + (a * 0.5).tanh().cos() - 0.9 * t0
-    }
-    check_p168(seed = 0xd7484e4857ac30e3, inputs = 2, calls = [], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p169(a: f64) -> f64 {
-        let c0 = |u1: f64| u1.sin() + (1.0 + 0.1_f64.powi(2)).ln();
-        let t2: f64 = c0((1.0 + (1.0 + a.powi(2)).sqrt().powi(2)).ln()) - 0.5 * c0(a.cos());
-        let mut acc3 = a.sin() / (2.0 + a.cos()) * 0.5;
-        let mut w4 = 0;
-        while w4 < 3 && (t2.tanh().exp2() > 0.0 || t2 < 0.7) {
-            let mut v5: Vec<f64> = Vec::new();
-            v5.push(((1.0 + (w4 as f64).asinh().powi(2)).sqrt() * 0.5).tanh());
-            v5.push(0.9_f64.powi(2) / (2.0 + (2.0 + a.cos()).recip().cos()));
-            let t6 = v5[0] * 0.5 + v5[1];
-            acc3 = a;
-            w4 += 1;
-        }
-        if a.mul_add((acc3 * 0.25).atan(), (acc3 * 0.25).tanh()) < 0.0 {
-            let k7 = ((0.2 * t2).abs() * 2.0) as usize % 3;
-            match k7 {
-                0 => {
-                    let t8 = a.mul_add(a, t2).powi(2).ln_1p();
-                }
-                1 => {
-                    acc3 += 0.3 * ((acc3 * 0.25).tanh() * 0.1);
-                }
-                _ => {
-                    let t9 = (1.5 + ((1.0 + (acc3 * 0.1).tanh().powi(2)).ln() - -(p168((acc3 * 0.1).sin(), a * 0.6) * 0.5).atan()).sin()).powf(t2.cos().tanh());
+            let mut v8 = vec![0.0; 2];
+            for i in 0..v8.len() {
+                v8[i] = (t5 * 0.1).atan();
+                if i > 0 {
+                    v8[i] += v8[i - 1] * ((a * 0.5).tanh().cos() * 0.5).sin();
                 }
             }
         }
-        let t11 = { let u10 = (acc3 * 0.1).tanh(); u10.cos() };
-        acc3 *= (-t2).cos();
-        let flag12 = a.powi(2) > -0.4;
-        if !flag12 {
-            let mut acc13 = a;
-        } else if t2 - t11 < 0.3 {
-            acc3 *= (t2 * 0.6).tanh();
-        } else {
-            let t14 = (acc3 * 0.05).sin().tanh() - t2.tanh().exp();
-        }
-        t11 - (acc3 * 0.05).sin().cos() + 0.1 * t2
+        acc6.sin() + (t5 * 0.1).sin().tanh() + (t2 * 0.5).atan() + t0.cos() + 1.25 * (a * 0.5).tanh() + 0.1 * b
     }
-    check_p169(seed = 0xbd6172a6b4a7cbfc, inputs = 1, calls = [p168], at = |p| (p[0]));
+    check_p168(seed = 0x43dff041585ef607, inputs = 2, calls = [p128], at = |p| (p[0], p[1]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p170(xs: &[f64], n: usize, c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = ((a * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()).min(f64::cos(xs[n])) * 0.1).tanh();
-        let mut w1 = 0;
-        while w1 < 2 && (acc0 + c > 0.0 && 0.5 < -0.2) {
-            let t2 = f64::cos((acc0 * 0.25).atan() * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>());
-            let mut acc3 = (2.0 + c.sin()).log10() * xs[xs.len() - 1 - w1].abs();
-            acc0 = ((acc0 * 0.25).atan() - (a / (1.0 + 0.5_f64.powi(2)) * 0.5).atan()).sin();
-            w1 += 1;
+    fn p169(a: f64, b: f64) -> f64 {
+        let mut acc0 = -1.25_f64;
+        for i in 0..3 {
+            let c1 = |u2: f64| u2;
+            let t3: f64 = c1((b.asinh() - (2.0 + b)) * 0.5) - 0.5 * c1(((0.3 - i as f64) * 0.5).sin());
+            let t4 = match i { 0 => (acc0 * 0.25).tanh().atan().cos(), 1 => (t3 * 0.5).atan().cos().exp().sin(), _ => (a - (acc0 * 0.25).tanh()).tanh() };
+            acc0 *= 0.5 + 0.4 * ((t3 * 0.5).tanh() * (acc0 * 0.25)).sin();
         }
-        let flag4 = b.cos() > -0.2;
-        if (acc0 * 0.25 * n as f64) > xs.iter().map(|q| q.cos()).product::<f64>() {
-            if (n as f64 * a) < 0.1 && xs[n] < -0.4 {
-                if ((2.0 + (n as f64).sin()).log10()) > 0.5 {
-                    for i in 0..3 {
-                        let acc0 = acc0 * 0.1 + (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - p137(-xs[1], n as f64, 3, xs[xs.len() - 1 - i].abs(), a));
-                    }
-                }
-            } else if xs[2] / (1.0 + xs[n].powi(2)) < 0.0 {
-                let mut acc5 = 0.1 * (xs[n] * (acc0 * 0.1).tanh());
-            } else {
-                let a = a * xs[n].to_radians();
+        let t5 = b.max(p128(a * 0.6, 2, b.cos())).sin().tanh();
+        acc0 = 0.6 * t5;
+        acc0 = -(a * b);
+        let t7 = { let u6 = a.max((p151((a.cos().exp2() * 0.5).sin()) * 0.25).tanh()) / (1.5 + b.tanh()); ((acc0 * 0.1).sin() + acc0 * 0.1) * 1.5 };
+        let t8 = t5 + t5;
+        let mut v9 = vec![0.0; 3];
+        for i in 0..v9.len() {
+            v9[i] = (-(t8 * 0.5).sin()).hypot(0.75);
+        }
+        acc0 /= (2.0 + (t5 * (acc0 * 0.1).tanh()).cos());
+        for i in 1..=4 {
+            for j in 0..1 {
+                let t12: f64 = v9.iter().rev().skip(1).map(|&u10| (acc0 * 0.05).mul_add(f64::min(u10 * 0.1, (v9[j] * 0.1).atan()), (t8 * 0.5).mul_add(a, b))).sum();
+                acc0 += (1.0 + v9.iter().map(|q| (q * 0.1) * (q * 0.1)).sum::<f64>().tanh().powi(2)).ln();
             }
+            acc0 /= (2.0 + (v9[(i + 1) % 3] * 0.1).tanh().powi(3).cos());
         }
-        (acc0 * 0.1).sin().tanh() + a + c
+        (t8 * 0.5).atan().cos() - (t7 * 0.5).atan() - 1.25 * t5 + 0.3 * (acc0 * 0.05).tanh()
     }
-    check_p170(seed = 0x677daeb0d86e8dc6, inputs = 6, calls = [p137], at = |p| (&p[0..3], 1, p[3], p[4], p[5]));
+    check_p169(seed = 0x75f955c9e17befec, inputs = 2, calls = [p128, p151], at = |p| (p[0], p[1]));
+}
+
+#[differentiable(second_order)]
+fn p170_h0(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * -0.5;
+    }
+}
+#[differentiable(second_order)]
+fn p170_h1(y: &mut [f64], s: f64) {
+    for i in 0..y.len() {
+        y[i] = y[i] * -0.5 + (y[i] * s).tanh() * 0.25;
+    }
+}
+#[differentiable(second_order)]
+fn p170_h2(y: &mut [f64], x: &[f64], s: f64) {
+    p170_h1(y, s);
+    p170_h0(s * 1.5, &x[1..], y);
+}
+#[differentiable(second_order)]
+fn p170_h3(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
+    let h = head?;
+    Ok(h * 0.5 + v[v.len() - 1] * -0.5)
+}
+#[differentiable(second_order)]
+fn p170_h4(v: &[f64], s: f64) -> f64 {
+    (v[0] * s).sin() + v[1] * v[v.len() - 1] * 0.6
+}
+program! {
+    #[differentiable(second_order)]
+    fn p170(b: f64, a: f64, xs: &[f64]) -> f64 {
+        let mut buf1 = vec![0.0; 4];
+        for i in 0..4 {
+            buf1[i] = xs[i + 2] * a;
+        }
+        p170_h0(a, &xs[..2], &mut buf1);
+        p170_h2(&mut buf1[0..2], &xs[1..=2], b);
+        buf1[2..].copy_from_slice(&xs[3..5]);
+        let t5 = buf1[0] + buf1[3] * 0.6;
+        let s6 = &xs[..];
+        let t7 = (s6[2] * a * 0.5 + s6[2]).sin() + s6[s6.len() - 1] * 0.3;
+        let mut buf8 = xs[1..5].to_vec();
+        for _ in 0..2 {
+            p170_h2(&mut buf8[0..], &buf1, t7.tanh());
+        }
+        let t9 = buf8[0] + buf8[3] * 0.5;
+        let t10 = match p170_h3(&buf8[1..], a) { Ok(v) => v, Err(_) => a * 0.5 };
+        let mut buf11 = vec![0.0; 2];
+        for i in 0..2 {
+            buf11[i] = xs[i + 0] * t7.tanh();
+        }
+        for _ in 0..2 {
+            p170_h1(&mut buf11, t7.tanh());
+        }
+        for _ in 0..2 {
+            p170_h2(&mut buf11, &xs[..4], t10.tanh() * 0.3);
+        }
+        for _ in 0..2 {
+            p170_h0(a, &s6[4..6], &mut buf11);
+        }
+        let t12 = buf11[0] + buf11[1] * 0.5;
+        let t13 = p170_h4(&buf11, t7.tanh());
+        t13 + t12 + t10 + t9 + t7 + a * 0.3
+    }
+    check_p170(seed = 0x7b7c2412f5305baa, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p171(n: usize, d: f64, b: f64, a: f64, c: f64) -> f64 {
-        let t0: f64 = 0.6;
-        let mut acc1 = t0;
-        let mut k2 = 0;
-        loop {
-            acc1 = (0.9 * (acc1 * 0.1 * p144((acc1 * 0.1 * 0.5).tanh())) * 0.25).sin();
-            let mut w3 = 0;
-            while w3 < 1 {
-                let t4 = match n % 3 { 0 => ((1.5 + (k2 as f64).sin()).powf(t0.tanh()) * (b / (1.5 + b.tanh())) * 0.25).sin(), 1 => b.hypot(t0 / (2.0 + (acc1 * 0.05).sin().cos())), _ => b.powi(2).ln_1p() };
-                acc1 += (n as f64 * 0.25).tanh();
-                w3 += 1;
-            }
-            acc1 += (1.25 * c.sin().exp() * 0.25).tanh();
-            k2 += 1;
-            if ((0.5 * (acc1 * 0.05).tanh()).acos() > 0.7) || k2 >= 6 { break; }
-        }
-        let mut acc5 = ((t0 - a).mul_add(d, c.mul_add(c, t0)) * 0.5).atan();
-        let mut v6 = vec![0.0; n];
-        for i in 0..v6.len() {
-            v6[i] = f64::min((1.0 + (acc1 * 0.05).tanh().powi(2)).cbrt(), (1.0 + a.powi(2)).sqrt());
-        }
-        1.25 * (acc1 * 0.05) - 0.3 * d
-    }
-    check_p171(seed = 0xdfaa73fb60e37b36, inputs = 4, calls = [p144], at = |p| (3, p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p172(b: f64, n: usize, a: f64) -> f64 {
-        let t0 = (a + b).atan2(1.5 + b.atan2(1.5 + a.cos()).cos());
-        let mut acc1 = ((2.0 + t0 + 1.25 / (1.0 + b * b)) * 0.25).tanh();
-        let mut w2 = 0;
-        while w2 < 3 {
-            let o3: Option<f64> = if w2 % 3 == 1 { Some((2.0 + (t0 - b).cos()).recip()) } else { None };
-            let t5: f64 = match o3 { Some(u4) => t0, None => -b };
-            acc1 *= 0.5 + 0.4 * (w2 as f64).abs().sin();
-            w2 += 1;
-        }
-        (acc1 * 0.1).sin() + b.cos() + 0.5 * t0
-    }
-    check_p172(seed = 0x1fc88eb77d44520a, inputs = 2, calls = [], at = |p| (p[0], 2, p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p173(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + a + a + xs[1]).tanh();
+    fn p171(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((0.82_f64).mul_add(0.5, a) - 0.98_f64 + xs[3]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() {
-            if t1 > 0.38 {
+            if (1.0 + (xs[i] + a) * (xs[i] + a)).ln() < 0.42 {
                 let mut t2 = 0.0;
                 for j in 0..2 {
-                    t2 += ((xs[i]) * (xs[i]) + (xs[i]).tanh() * (j as f64 + 0.5)).sin();
+                    t2 += (((xs[i]).cos() * xs[i]).cos() * a * (j as f64 + 0.5)).sin();
                 }
-                let t3 = ((xs[i]).tanh() + xs[i] + t1 - (((-0.49_f64) * 0.5).exp()).cos() * t2).tanh() * 1.5;
+                if (((1.0 + (t1) * (t1)).ln()) * 0.5).exp() < -0.05 {
+                    let t3 = (((t2) * 0.5).exp()).tanh() * 1.5;
+                    let t4 = (((1.0 + ((t3).tanh()) * ((t3).tanh())).ln()).cos() * xs[i]).tanh() * 1.5;
+                }
             } else {
-                let mut t4 = 0.0;
-                for j in 0..2 {
-                    t4 += ((1.0 + (xs[i]) * (xs[i])).ln() - (t1).cos() * xs[i] * (j as f64 + 0.5)).sin();
+                acc -= (t1).tanh();
+            }
+            let t5 = if ((xs[i]).cos() * xs[i]).sin() < 0.42 { ((((xs[i]) * 0.5).exp() - (0.12_f64) * (xs[i])).cos() * a).tanh() } else { ((xs[i]) * 0.5).exp() };
+            let t6 = if xs[i] > 0.49 { ((xs[i]).cos() * xs[i]).tanh() } else { a };
+            if i + 1 < xs.len() {
+                if xs[i] > 0.18 {
+                    extra += (((xs[i + 1]).sin() - (t5).mul_add(0.5, t5)).cos() * xs[i + 1]).tanh();
                 }
+                let mut t7 = 0.0;
+                for j in 0..2 {
+                    t7 += ((1.0 + ((1.0 + (-0.60_f64) * (-0.60_f64)).ln()) * ((1.0 + (-0.60_f64) * (-0.60_f64)).ln())).ln() * (j as f64 + 0.5)).sin();
+                }
+                acc = acc + (t7).tanh() - (xs[i]).tanh();
             }
-            let t5 = (xs[i]).tanh() * 1.5;
-            acc -= ((t5) * (((1.0 + (t5) * (t5)).ln()) * ((xs[i]) * (xs[i])))).tanh();
-            let mut t6 = 0.0;
-            for j in 0..2 {
-                t6 += (((xs[i]).sin()).cos() * xs[i] * (j as f64 + 0.5)).sin();
-            }
-            acc -= (((xs[i]) * 0.5).exp()).tanh();
-            acc += (a).tanh();
+            acc += ((t1) * (t6)).tanh();
         }
-        acc
+        let r = acc;
+        r
     }
-    check_p173(seed = 0x21c6c38e00877220, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p171(seed = 0xfbd5946bc16bdda1, inputs = 6, calls = [], at = |p| (p[0], &p[1..6]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p174(n: usize, a: f64, b: f64) -> f64 {
-        let mut acc0 = ((a - n as f64) / (1.5 + b.tanh()) * 0.25).atan();
-        let t1 = a.cos().asinh();
-        let mut acc2 = 0.3 * (acc0 - a);
-        acc2.tanh() + t1.sin() + 1.5 * acc0 + a
+    fn p172(n: usize, a: f64) -> f64 {
+        let mut acc0 = ((n as f64).mul_add(a, a) * a * 0.25).sin();
+        let mut acc1 = 1.0;
+        if 0.5_f64.tanh().exp() > acc0 {
+            return acc0;
+        }
+        let t2 = 1.0_f64.sin().sin().hypot(p160(1.0 * 1.5, (p146(a, acc0, (acc0 + a) * 0.5) * 1.0 * 0.5).atan()));
+        let t3 = (t2 * 0.5).atan().max(acc0);
+        t3 + (t2 * 0.5).sin() + acc0
     }
-    check_p174(seed = 0x05d0d481b1e9f790, inputs = 2, calls = [], at = |p| (1, p[0], p[1]));
+    check_p172(seed = 0x06f70bc2356cba05, inputs = 1, calls = [p146, p160], at = |p| (3, p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p173(a: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 3 {
+            if (w1 as f64 - a) < -0.4 && a < 0.3 {
+                acc0 += ((a / (1.0 + a * a) - a) * 0.25).tanh();
+                return (1.0 + a.tanh().powi(2)).cbrt();
+            }
+            acc0 -= (acc0 * 0.25).sin().powi(3) * (0.2 * a);
+            w1 += 1;
+        }
+        let flag2 = a - p167((p172(3, (a.mul_add((acc0 * 0.25).atan(), a) * 0.5).tanh()) * 0.5).sin(), (acc0 * 0.25).sin().atan(), ((acc0 * 0.25).sin() * (acc0 * 0.25) * 0.5).tanh()) * 0.25 > 0.7;
+        let mut acc3 = (acc0 * 0.25).sin().sin() * (0.5 * a.tanh()).asin();
+        acc3 += 0.2_f64.sin() * (1.5 + acc3.sin()).log(2.5 + a.cos()) * 0.25;
+        let mut a = a;
+        a /= (2.0 + ((acc3 * 0.5).atan() * (acc3 * 0.5).sin()).cos());
+        acc3 /= (2.0 + (acc3 * 0.5).atan().cos());
+        0.9 * a + (acc3 * 0.5).atan() + 0.5 * a
+    }
+    check_p173(seed = 0xc12b1ca41c802479, inputs = 1, calls = [p167, p172], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p174(n: usize, a: f64) -> f64 {
+        let a = a * (n as f64).cos();
+        let mut v0 = vec![0.0; 4];
+        for i in 0..v0.len() {
+            v0[i] = (2.0_f64.mul_add(a * 0.5, 0.25).hypot((a * 0.5).tanh().atan()) * 0.25).atan();
+        }
+        let t3: f64 = v0.iter().take(2).map(|&u1| v0[v0.len() - 1 - n] * u1 / (1.0 + (a * 0.5).tanh().powi(2).ln_1p().powi(2))).fold(0.0, |s, v| s * 0.5 + v);
+        let t6: f64 = v0.iter().zip(v0.iter().skip(1)).map(|(&u4, &w5)| -(a * 0.5).atan() * u4 * (0.5 * w5)).sum();
+        let mut acc7 = 1.0;
+        if (a * 0.5).atan() * (a * 0.5).atan() > -0.4 {
+            if n < 2 {
+                let t8 = v0[n];
+                for i in 1..=1 {
+                    let t9 = t8.cos().exp2();
+                    acc7 += ((v0[3] * 0.5).atan() - t8) * 0.1;
+                }
+            } else {
+                let mut acc10 = 0.5;
+            }
+        }
+        let mut v11: Vec<f64> = Vec::new();
+        v11.push(0.25 * (t6 * 0.1));
+        v11.push(((acc7 * 0.5).atan() + a * 0.5).mul_add((a * 0.5).tanh() * (t6 * 0.1), 0.5 * (a * 0.5).atan()) * 0.1);
+        let t12 = v11[0] * 0.5 + v11[1];
+        let mut k13 = 0;
+        loop {
+            let mut v14 = vec![0.0; v0.len()];
+            for j in 0..v14.len() {
+                v14[j] = (acc7 * 0.1).atan().powi(2).ln_1p().cos().exp();
+            }
+            acc7 *= 0.5 + 0.4 * (-(a * 0.5).sin()).sin();
+            k13 += 1;
+            if ((1.5 + (t6 * 0.1).tanh().cos()).sqrt() < 0.5) || k13 >= 3 { break; }
+        }
+        1.5 * (t12 * 0.5).sin() + (acc7 * 0.1).atan() + t6 * 0.1 + (t3 * 0.05).atan().tanh() + (a * 0.5).sin()
+    }
+    check_p174(seed = 0xd1d3cd202f538099, inputs = 1, calls = [], at = |p| (2, p[0]));
 }
 
 program! {
     #[differentiable(second_order)]
     fn p175(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + xs[0]).tanh();
-        let t2 = (((t1).mul_add(0.5, a)).mul_add(0.5, t1) + xs[1]).tanh();
+        let t1 = (a - (a).mul_add(0.5, a) + xs[1]).tanh();
+        let t2 = (((t1).sin()).mul_add(0.5, t1) + xs[1]).tanh();
         let mut acc = 0.0;
         let mut extra = 0.0;
         for i in 0..xs.len() - 1 {
-            if xs[i + 1] < 0.26 {
-                let t3 = (((1.0 + ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln()) * ((1.0 + (xs[i + 1]) * (xs[i + 1])).ln())).ln()).cos() * xs[i]).tanh() * 1.5;
-            }
-            let mut t4 = 0.0;
-            for j in 0..2 {
-                t4 += ((xs[i]).mul_add(0.5, a) - t2 * (j as f64 + 0.5)).sin();
-            }
-            acc += (((((t2) * 0.5).exp()).mul_add(0.5, xs[i])).tanh()).tanh();
-        }
-        acc.sin()
-    }
-    check_p175(seed = 0x76d735a08ae791b4, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p176(n: usize, a: f64, xs: &[f64]) -> f64 {
-        let t0 = (a - a - xs.iter().map(|q| q.cos()).product::<f64>().cos()).powi(2).ln_1p();
-        let t1 = (xs[1] - (t0 * 0.5).tanh()) * a;
-        let mut acc2 = (t0 * 0.5).atan().cos().min(0.6 - xs[xs.len() - 1 - n]);
-        if xs[n] / (1.0 + 0.3_f64.powi(2)) > xs[n] {
-            let mut acc3 = (0.6 * acc2).max(-acc2);
-            let t0 = (t0 * 0.5).atan() + 0.1 / (2.0 + (t1 * 0.5).atan().cos());
-        } else {
-            let t4 = if xs[n].atan2(1.5 + xs.iter().map(|q| q * (t0 * 0.5).atan()).sum::<f64>().cos()) > 0.1 { xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() } else { (-xs[n]).tanh() };
-        }
-        acc2.tanh() + 2.0 * (t1 * 0.5).atan() - 1.25 * (t0 * 0.5).sin()
-    }
-    check_p176(seed = 0x31dea82a127cd681, inputs = 5, calls = [], at = |p| (2, p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p177(xs: &[f64], b: f64, a: f64) -> f64 {
-        let mut acc0 = f64::sin(a).to_radians();
-        if b * acc0 > 0.0 {
-            let mut acc0 = acc0;
-            let t3: f64 = xs.iter().take(2).map(|&u1| (1.5 + (1.0 - b).cos()).sqrt()).fold(0.0, |s, v| s * 0.5 + v);
-        } else {
-            let t4 = ((1.5 + xs[1].sin()).log(2.5 + xs[3].cos()) - a.powi(2)).atan2(1.5 + f64::min(a.atan(), xs[3].to_radians()).cos());
-        }
-        acc0 -= ((0.2 * acc0).sin() * 0.5).atan();
-        let t5: f64 = acc0;
-        for i in 0..xs.len() {
-            acc0 = (1.0 + a.tanh().exp2().powi(2)).ln();
-            for q6 in xs.iter() {
-                if i % 3 == 1 {
-                    continue;
-                }
-                acc0 /= (1.0 + xs.iter().sum::<f64>().powi(2));
-            }
-            acc0 = ((acc0 * 0.02).sin() + (i as f64 * 0.5).atan()).sin();
-        }
-        for i in 0..xs.len() {
-            let mut v7: Vec<f64> = Vec::new();
-            v7.push((1.0 + xs[1].powi(2)).cbrt().sin());
-            v7.push((b - xs[i]) * xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().to_radians());
-            let t8 = v7[0] * 0.5 + v7[1];
-            acc0 += (xs.iter().map(|q| (q * 1.5).sin()).sum::<f64>() * (a - xs[1]) * 0.1).sin();
-        }
-        t5 + acc0 * 0.02
-    }
-    check_p177(seed = 0x73d6a26476c96fe2, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p178(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = b.powi(3) * 0.75;
-        if xs[3] < -0.1 {
-            let t1 = xs[0].cos();
-            for i in 0..xs.len() {
-                if b.tanh().exp() < 0.25 {
-                    return xs[2];
-                }
-                acc0 -= (-t1 - (i as f64 + i as f64)) * 0.1;
-            }
-        }
-        1.25 * (acc0 * 0.1)
-    }
-    check_p178(seed = 0xb796ec58fd54dc9c, inputs = 6, calls = [], at = |p| (&p[0..4], p[4], p[5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p179(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
-        let mut t1 = (v + x).dot(&((x * x).mapv(f64::tanh))) * 0.3;
-        if n % 3 == 0 {
-            t1 = x.to_owned();
-        }
-        let t2 = (s) + (((s) * (s)).tanh()) * 0.5;
-        let t3 = (t2) + ((t2) + (s) * 0.5) * 0.5;
-        let t4 = &((v * (s)).mapv(f64::sin)) + &((&t1 * x).mapv(f64::tanh));
-        t4.sum() * 0.2 + t3 + t2
-    }
-    check_p179(seed = 0x916a4693d32db2fb, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
-}
-
-#[differentiable(second_order)]
-fn p180_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 1.5 + (y[i] * s).tanh() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p180_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * -0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p180_h2(y: &mut [f64], x: &[f64], s: f64) {
-    p180_h0(y, s);
-    p180_h1(s * 0.5, &x[1..], y);
-}
-#[differentiable(second_order)]
-fn p180_h3(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * 0.3 + p180_h3(v, s * -0.5, k - 1).tanh()
-    }
-}
-program! {
-    #[differentiable(second_order)]
-    fn p180(xs: &[f64], a: f64, w: [f64; 3], b: f64) -> f64 {
-        let s1 = &xs[..];
-        let t2 = (s1[2] * w[2] * 0.25 + s1[0]).sin() + s1[s1.len() - 1] * 0.6;
-        let mut buf3 = vec![1.5; 2];
-        p180_h2(&mut buf3, s1, a);
-        p180_h1(w[0], &w, &mut buf3);
-        let t4 = buf3[0] + buf3[1] * -0.5;
-        let t5 = p180_h3(xs, w[2], 3);
-        let mut buf6 = vec![0.6; 3];
-        for _ in 0..3 {
-            p180_h0(&mut buf6, t5.tanh());
-        }
-        let t7 = buf6[0] + buf6[2] * 0.75;
-        t7 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
-    }
-    check_p180(seed = 0x73e5841bceb0ecaa, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap(), p[10]));
-}
-
-#[differentiable(second_order)]
-fn p181_h0(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).cos()
-    } else {
-        v[k % v.len()] * -0.5 + p181_h0(v, s * 0.25, k - 1).cos()
-    }
-}
-#[differentiable(second_order)]
-fn p181_h1(y: &mut [f64], s: f64) {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
-    }
-    y[0] = (y[0] * -0.5 + s).sin();
-}
-#[differentiable(second_order)]
-fn p181_h2(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).tanh() * 1.5;
-    }
-}
-#[differentiable(second_order)]
-fn p181_h3(y: &mut [f64], x: &[f64], s: f64) {
-    p181_h1(y, s);
-    p181_h2(s * 0.75, &x[1..], y);
-}
-program! {
-    #[differentiable(second_order)]
-    fn p181(a: f64, xs: &[f64]) -> f64 {
-        let t1 = p181_h0(&xs[..], a, 3);
-        let mut buf2 = xs[2..5].to_vec();
-        p181_h3(&mut buf2[1..=2], &xs[..5], t1.tanh() * 0.25);
-        for _ in 0..3 {
-            p181_h2(t1.tanh() * 0.5, &xs[..], &mut buf2[..2]);
-        }
-        p181_h3(&mut buf2[..], &xs[..4], t1.tanh());
-        for (i4, v3) in buf2.iter_mut().enumerate() {
-            *v3 += a * 0.5 * 0.1 * i4 as f64;
-        }
-        let t6 = buf2[0] + buf2[2] * 0.5;
-        let mut buf7 = vec![0.0; 4];
-        for i in 0..4 {
-            buf7[i] = xs[i + 1] * a * 0.6;
-        }
-        p181_h2(t6.tanh(), &xs[..], &mut buf7[..3]);
-        p181_h2(t1.tanh(), &buf2[1..=2], &mut buf7);
-        for v8 in buf7.iter_mut() {
-            *v8 = (*v8 * t1.tanh()).sin();
-        }
-        let t11 = buf7[0] + buf7[3] * 0.75;
-        t11 + t6 + t1 + a * 0.3
-    }
-    check_p181(seed = 0x794793580e1cf382, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p182(a: f64, xs: &[f64]) -> f64 {
-        let t1 = (a + (a).sin() + xs[2]).tanh();
-        let mut acc = 0.0;
-        let mut extra = 0.0;
-        for i in 0..xs.len() {
-            if (t1 - xs[i]).tanh() < 0.43 {
-                acc -= ((xs[i]).mul_add(0.5, xs[i]) + ((t1 - xs[i]) * 0.5).exp()).tanh();
-            } else {
-                let t2 = ((((0.65_f64) * 0.5).exp()).sin()).tanh() * 1.5;
-            }
-            acc += (((((t1) * 0.5).exp()).cos() * xs[i]).sin()).tanh();
-            if i + 1 < xs.len() {
-                if ((t1 - a) * 0.5).exp() < 0.07 {
-                    continue;
-                }
-                extra += (((((xs[i]) * 0.5).exp()).sin()).sin()).tanh();
-                acc = acc + ((1.0 + (t1) * (t1)).ln()).tanh() - (((xs[i + 1] + xs[i]).mul_add(0.5, xs[i + 1])) * (xs[i + 1])).tanh();
-            }
-            acc = acc + (0.55_f64).tanh() - ((((t1) * 0.5).exp()) * ((t1).cos() * t1)).tanh();
+            let t3 = if xs[i] < -0.26 { (xs[i + 1]).tanh() } else { (0.70_f64) * (xs[i]) };
+            let t4 = (a).tanh() * 1.5;
+            acc += (xs[i]).tanh();
         }
         acc
     }
-    check_p182(seed = 0x44b3e55300c19090, inputs = 7, calls = [], at = |p| (p[0], &p[1..7]));
+    check_p175(seed = 0xf822b4fd95ae9efe, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p183(a: f64, xs: &[f64]) -> f64 {
-        let t0 = match (((a + a) * 0.5).abs() * 2.0) as usize % 3 { 0 => (0.3 * xs[0]).sin().exp_m1(), 1 => 1.5_f64.hypot(a) / (1.0 + a.powi(2)) * 0.5, _ => a.mul_add(xs[2], a).powi(2).ln_1p() };
-        let mut acc1 = (xs[0].mul_add(t0, (2.0 + a.cos()).powi(-2)) * 0.5).tanh();
-        let t4: f64 = xs.iter().zip(xs.iter().skip(1)).map(|(&u2, &w3)| t0 * 0.2_f64.mul_add(xs[0], t0) * (0.5 * w3)).sum();
-        let t5 = xs[0] - t0 - xs[2].powi(3);
-        let t4 = t4 * 0.05 - t5 * 0.25 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
-        acc1 = (acc1 * (((t4 * 0.1).tanh() - t0) * 0.5)).atan();
-        let t6 = xs[0] * (t5 * 0.25);
-        let mut acc7 = a;
-        (t6 * 0.5).sin() + (t4 * 0.1).tanh() + (t5 * 0.25).sin() + 1.25 * acc1 - 0.1 * t0 - a
-    }
-    check_p183(seed = 0x20ed0dce06f6fe57, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p184(a: f64) -> f64 {
-        let a = a - p169(a.sin()) * 0.2;
+    fn p176(b: f64, a: f64) -> f64 {
         let mut acc0 = 0.5;
-        for i in 1..=1 {
-            let mut acc1 = a.tanh().cos();
-            let t2 = match i { 0 => (a - i as f64 - f64::min(acc1, a)) * 0.25, _ => ((a * 0.5).powi(2) / (2.0 + (1.0 + a.powi(2)).ln().cos()) * 0.1).atan() };
-            acc0 = 0.5 * acc1 * (1.0 + a.powi(2)).ln();
-        }
-        let mut acc3 = a;
-        if 1.0 * acc3 > 0.3 {
-            return a;
-        }
-        acc0 *= a.mul_add(acc0 * 0.5, a).cos();
-        acc3
-    }
-    check_p184(seed = 0x5e26c877507e5570, inputs = 1, calls = [p169], at = |p| (p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p185(d: f64, c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = 0.5;
-        for i in 0..2 {
-            acc0 *= (0.6 + d).tanh();
-            for j in 0..4 {
-                let flag1 = a > -0.1;
-                acc0 /= (1.0 + c.cos().powi(2));
+        if a * b < 0.7 {
+            for i in 0..3 {
+                acc0 = (1.0 + a.powi(2)).ln() + a;
+                let t1 = 0.1 / (1.0 + 0.75_f64.powi(2)) * ((p151(i as f64 * (acc0 * 0.25) * 0.1) * 0.25).atan() * (p169(a, (acc0 * 0.25).tanh() * (acc0 * 0.25).sin()) * 0.5).sin());
             }
         }
-        (acc0 * 0.05).sin().tanh() + b.sin()
-    }
-    check_p185(seed = 0x34d31a82bae8358f, inputs = 4, calls = [], at = |p| (p[0], p[1], p[2], p[3]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p186(n: usize, xs: &[f64], b: f64, a: f64) -> f64 {
-        let t0 = b;
-        let mut acc1 = f64::max(t0, xs[n % xs.len()]) * (0.25 / (2.0 + xs.iter().map(|q| q.cos()).product::<f64>().cos()));
         let mut k2 = 0;
         loop {
-            let t3: f64 = (1.0 + a.powi(2)).sqrt();
-            let mut w4 = 0;
-            while w4 < 2 {
-                let mut k5 = 0;
-                let r7 = loop {
-                    let t6 = t3 * xs.iter().sum::<f64>().cos() - a.mul_add(t0, xs[w4]) * 0.6;
-                    acc1 = (acc1 * 0.02 * t0).atan();
-                    k5 += 1;
-                    if ((k2 as f64 * 0.6) > 0.2) || k5 >= 2 { break (xs.iter().map(|q| q * a).sum::<f64>() * 0.25).tanh().powi(3) + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()); }
-                };
-                acc1 = (a * (acc1 * 0.02) * 0.5).atan().powi(2);
-                w4 += 1;
+            let mut k3 = 0;
+            loop {
+                if k3 % 3 == 1 {
+                    return (1.5 + (2.0 + a.cos()).recip().cos()).sqrt();
+                }
+                acc0 = (1.0 + b.clamp(-0.75, 0.75).powi(2)).ln();
+                k3 += 1;
+                if (a / (1.0 + (acc0 * 0.05).powi(2)) > -0.1 && b < 0.0) || k3 >= 5 { break; }
             }
-            acc1 += (t3 * 0.5).tanh();
+            acc0 = (1.0 + (1.0 + (acc0 * 0.05).atan().powi(2)).ln().powi(2)).ln();
             k2 += 1;
-            if ((a / (1.0 + (k2 as f64).powi(2))) > -0.1) || k2 >= 4 { break; }
+            if (((k2 as f64).sin()) > 0.5) || k2 >= 2 { break; }
         }
-        acc1 += (b.atan().sin().exp() * 0.5).atan();
-        t0.sin()
+        if 1.0 > a {
+            acc0 += ((acc0 * 0.05).sin().tanh().sinh() * 0.5).atan();
+        }
+        (acc0 * 0.05).sin() + a + 0.5 * b
     }
-    check_p186(seed = 0xee79078828d48aa3, inputs = 5, calls = [], at = |p| (3, &p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p187(xs: &[f64], a: f64, b: f64) -> f64 {
-        let mut acc0 = (1.5 + a.cos()).sqrt();
-        for i in 0..3 {
-            let t1 = 1.25 * xs[i];
-            if (1.0 + t1.powi(2)).sqrt() > xs[i] {
-                let t2 = a.tanh();
-            } else {
-                let o3: Option<f64> = if a < 0.0 { Some(0.1 * t1) } else { None };
-                let t5: f64 = if let Some(u4) = o3 { xs[2].powi(3) * (p152(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + b) * 0.5).atan(), (i as f64 * (acc0 * 0.25).atan() * 0.25).sin(), 1, xs[2].tanh().sinh()) * 0.5).sin().cos() } else { (b.powi(3) * 0.5).atan() };
-            }
-            acc0 = ((acc0 * 0.25).sin() * ((xs[xs.len() - 1 - i] + t1) * 0.5).tanh()).tanh();
-        }
-        acc0 /= (1.0 + b.powi(2));
-        acc0 += (a.clamp(-0.75, 0.75).sin() * 0.5).tanh();
-        let mut w6 = 0;
-        while w6 < 3 {
-            let t7 = a;
-            acc0 /= (2.0 + (acc0 * 0.1).sin().cos());
-            w6 += 1;
-        }
-        (acc0 * 0.1).tanh() + 1.25 * b
-    }
-    check_p187(seed = 0x4e1223615082a56d, inputs = 5, calls = [p152], at = |p| (&p[0..3], p[3], p[4]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p188(a: f64, b: f64) -> f64 {
-        let mut acc0 = f64::min(b * a, b * 2.0);
-        for i in 0..1 {
-            for j in 0..3 {
-                if b / (2.0 + (acc0 * 0.1).cos()) > 0.1 {
-                    return a;
-                }
-                acc0 += (a.sin().exp() + (p164(p174(1, ((1.5 + a.sin()).powf(b.tanh()) * 0.5).atan(), ((a - a) * 0.5).atan()) * 0.5 * 0.5, i as f64 + (acc0 * 0.1).tanh(), (j as f64 * j as f64 * 0.1).sin()) * 0.5).atan().mul_add(a, (acc0 * 0.1).atan())) * 0.1;
-            }
-            acc0 *= 0.5 + 0.4 * (acc0 * 0.1).sin();
-        }
-        let t1 = (acc0 * 0.05).sin() * b;
-        let mut v2 = vec![0.0; 2];
-        for i in 0..v2.len() {
-            v2[i] = (1.5 + (a + b).cos()).sqrt();
-        }
-        for i in 0..1 {
-            if -v2.iter().map(|q| (q * 0.5) * (q * 0.5)).sum::<f64>() > (v2[i] * 0.5).sin() {
-                if i % 2 == 0 {
-                    return t1;
-                }
-                return (1.0 + t1.powi(2)).ln() * a.max(t1);
-            }
-            acc0 = ((acc0 * 0.05).tanh() * b).sin();
-        }
-        0.6 * t1 - (acc0 * 0.05).tanh() - a
-    }
-    check_p188(seed = 0x77c65dabe304cc0f, inputs = 2, calls = [p164, p174], at = |p| (p[0], p[1]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p189(c: f64, b: f64, a: f64) -> f64 {
-        let mut acc0 = 1.5_f64;
-        if c - acc0 > -0.1 {
-            let b = b + acc0;
-            acc0 /= (1.0 + (b * 0.5).powi(2));
-            for i in 0..2 {
-                acc0 = (c * c).tanh();
-            }
-        } else {
-            if acc0 * 0.25 - (acc0 * 0.25).atan() > a {
-                let flag1 = p185(f64::sin(acc0 * 0.25), ((c + a) * 0.5).tanh(), b * 1.25, ((c - acc0 * 0.25) * 0.25).atan()) > 0.25;
-            }
-        }
-        if (1.0 + c.powi(2)).sqrt() > 0.3 {
-            let acc0 = acc0 * 0.25 - b.max(b);
-            let t2 = c / (1.0 + b.powi(2));
-        } else {
-            acc0 = (-a.powi(3) * 0.5).sin();
-        }
-        (acc0 * 0.25).tanh() + 1.5 * b
-    }
-    check_p189(seed = 0x783919d57eca1dcd, inputs = 3, calls = [p185], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p190(n: usize, a: f64) -> f64 {
-        let mut a = a;
-        let mut v0 = vec![0.0; n];
-        for i in 0..v0.len() {
-            v0[i] = i as f64;
-        }
-        a = a;
-        let t1 = a;
-        let mut v2 = vec![0.0; n];
-        for i in 0..v2.len() {
-            v2[i] = t1.cos().sin().exp_m1();
-            if i > 0 {
-                v2[i] += v2[i - 1] * (t1 * i as f64 * 0.25).sin();
-            }
-        }
-        if f64::atan(v0[(n + 1) % 2]) > t1 {
-            let mut acc3 = 0.0;
-        } else {
-            if (n as f64 / (1.5 + a.tanh())) < -0.4 {
-                if n == 1 {
-                    let t1 = t1 + t1.sin().exp_m1();
-                } else {
-                    a += ((a + v0.iter().map(|q| q * q).sum::<f64>() - t1 * t1) * 0.1).tanh();
-                }
-            } else {
-                for i in 0..3 {
-                    if n + i < 3 {
-                        if (v0[(i + 1) % 2] * 0.25).cos().exp() < -0.1 && (v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>()) < -0.1 {
-                            a = 0.3_f64.powi(2).ln_1p().powi(3);
-                        } else {
-                            let t4: f64 = (t1 * (2.0 + (v0[0] * 0.25).sin().sin()).sqrt()).atan2(1.5 + ((1.5 - (a * 0.25).tanh()) * 0.25).cos());
-                        }
-                    } else {
-                        let flag5 = t1.cos() > -0.1;
-                    }
-                    v2[1] += n as f64 * ((a * 0.25).sin() - (a * 0.25).sin()) * 0.25;
-                }
-            }
-        }
-        if 1.25_f64.asinh() < -0.1 {
-            a = ((a * 0.25).sin() * (v2[n % v2.len()] * 0.1 * (a * 0.25).atan() * 0.25).sin()).tanh();
-            return (a * 0.25).atan();
-        }
-        (a * 0.25).atan()
-    }
-    check_p190(seed = 0xd4ef3f535b3404f1, inputs = 1, calls = [], at = |p| (2, p[0]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p191(b: f64, a: f64, c: f64) -> f64 {
-        let t0 = f64::min(a, 1.0);
-        let t1 = c.powi(2);
-        let k2 = (((1.0 + t1.powi(2)).sqrt() * 0.5).atan().abs() * 2.0) as usize % 3;
-        let mut acc3 = 0.5;
-        match k2 {
-            0 | 1 => {
-                let t4 = 1.5 * (0.9 * t0) - (1.0 + (t0 * t0).powi(2)).sqrt();
-            }
-            _ => {
-                let t5 = c;
-            }
-        }
-        t1 - t0.cos()
-    }
-    check_p191(seed = 0x54aa29eb17cb0b40, inputs = 3, calls = [], at = |p| (p[0], p[1], p[2]));
+    check_p176(seed = 0x330f8421f93e113e, inputs = 2, calls = [p151, p169], at = |p| (p[0], p[1]));
 }
 
 #[differentiable(second_order)]
-fn p192_h0(y: &mut [f64], s: f64) -> f64 {
-    for i in (1..y.len()).rev() {
-        y[i] = (y[i] * s + y[i - 1] * 0.6).tanh();
-    }
-    y[0] = (y[0] * 0.5 + s).sin();
-    y[0] * y[y.len() - 1]
-}
-#[differentiable(second_order)]
-fn p192_h1(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 1.5;
-    }
-}
-#[differentiable(second_order)]
-fn p192_h2(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).tanh()) } else { Err(format!("{s} is too small")) };
+fn p177_h0(v: &[f64], s: f64) -> Result<f64, String> {
+    let head = if v[0] * s > -0.4 { Ok((v[0] * s).cos()) } else { Err(format!("{s} is too small")) };
     let h = head?;
-    Ok(h * 0.6 + v[v.len() - 1] * 0.25)
+    Ok(h * 0.6 + v[v.len() - 1] * -0.5)
 }
 #[differentiable(second_order)]
-fn p192_h3(y: &mut [f64], x: &[f64], s: f64) {
-    let _ = p192_h0(y, s);
-    p192_h1(s * 1.5, &x[1..], y);
+fn p177_h1(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).tanh() * 0.6;
+    }
 }
 #[differentiable(second_order)]
-fn p192_h4(v: &[f64], s: f64) -> f64 {
+fn p177_h2(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.75 + s).sin();
+}
+#[differentiable(second_order)]
+fn p177_h3(v: &[f64], s: f64) -> f64 {
     (v[0] * s).cos() + v[1] * v[v.len() - 1] * 1.5
 }
 program! {
     #[differentiable(second_order)]
-    fn p192(xs: &[f64], b: f64, w: [f64; 3], a: f64) -> f64 {
-        let mut buf1 = vec![0.0; 2];
-        for i in 0..2 {
-            buf1[i] = xs[i + 2] * w[2];
+    fn p177(xs: &[f64], a: f64, ys: &mut [f64]) -> f64 {
+        let t1 = match p177_h0(&xs[..], a * 0.3) { Ok(v) => v, Err(_) => a * 0.3 * 1.5 };
+        let t2 = match p177_h0(&xs[..5], t1.tanh()) { Ok(v) => v, Err(_) => t1.tanh() * 0.5 };
+        let mut buf3 = xs[2..6].to_vec();
+        p177_h1(t2.tanh(), &xs[2..], &mut buf3[1..=2]);
+        let (h4, c5) = buf3.split_at_mut(1);
+        for _ in 0..3 {
+            p177_h2(h4, t2.tanh());
         }
-        let t2 = p192_h0(&mut buf1, b).tanh();
-        p192_h1(w[2], xs, &mut buf1);
-        for (v3, xi5) in buf1.iter_mut().zip(xs.iter()) {
-            *v3 = *v3 * t2.tanh() + xi5.sin();
-        }
-        let t6 = buf1[0] + buf1[1] * 0.75;
-        let t7 = match p192_h2(&buf1, t6.tanh()) { Ok(v) => v, Err(_) => t6.tanh() * 0.5 };
-        let mut buf8 = vec![0.0; 2];
-        for i in 0..2 {
-            buf8[i] = xs[i + 1] * w[2];
-        }
-        for _ in 0..2 {
-            p192_h3(&mut buf8, xs, t2.tanh());
-        }
-        let t9 = p192_h0(&mut buf8, t2.tanh()).tanh();
-        let _ = p192_h0(&mut buf8, t9.tanh() * 0.5);
-        let t10 = buf8[0] + buf8[1] * 0.25;
-        let t11 = p192_h4(xs, t7.tanh() * 0.3).sin();
-        let t12 = p192_h4(&xs[..], t6.tanh()).sin();
-        let mut arr13 = [0.75_f64; 3];
-        arr13[1] = t6.tanh();
-        arr13[2] = xs[5] * 0.6;
-        let t14 = arr13[1] * arr13[1];
-        let t15 = p192_h4(&xs[..], t6.tanh()).sin();
-        t15 + t14 + t12 + t11 + t10 + w[1] * 0.5 + a * 0.3
+        p177_h1(t1.tanh(), &xs[3..], c5);
+        let t6 = c5[0] * 0.25 + h4[h4.len() - 1] + c5.len() as f64 * 0.1;
+        let t7 = buf3[0] + buf3[3] * 0.25;
+        let t8 = p177_h3(&xs[1..], t2.tanh());
+        p177_h1(t6.tanh(), xs, &mut ys[0..]);
+        let t9 = ys[1] * 0.5;
+        t9 + t8 + t7 + t6 + t2 + ys[2] + a * 0.3
     }
-    check_p192(seed = 0x01fa3d38ce36b739, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p193(c: f64, a: f64, b: f64, d: f64) -> f64 {
-        let mut acc0 = d.powi(2).sin();
-        if acc0.tanh() > 0.1 {
-            let t1 = a.atan();
-            let t2 = (-acc0).tanh().cosh();
-            if b > 0.3 && d < 0.25 {
-                acc0 += (1.0 + acc0.powi(2)).cbrt() * 0.5;
-            } else {
-                let c3 = |u4: f64| b;
-                let t5: f64 = c3(d / (2.0 + (a + t1).cos())) - 0.5 * c3((acc0 * 0.5 * 0.5).sin().powi(2));
-            }
-        }
-        acc0 = ((p172(c, 2, (c * d * 0.5).tanh()) * 0.5).sin() + 1.5).min(a);
-        let a = a - (p185(-d, d.cos(), ((d - c) * 0.5).sin(), 0.1_f64.tanh()) - a);
-        (a * 0.25).atan() - acc0 * 0.5 + 2.0 * d
-    }
-    check_p193(seed = 0x90c82f3e42795248, inputs = 4, calls = [p172, p185], at = |p| (p[0], p[1], p[2], p[3]),
-        params = ["a", "d"] at [1, 3]);
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p194(a: f64, c: f64, b: f64) -> f64 {
-        let mut acc0 = 0.5;
-        let mut k1 = 0;
-        loop {
-            let t2 = f64::max(b, b);
-            acc0 = (((1.5 + t2.cos()).sqrt() - f64::sin(a)) * 0.5).sin();
-            let mut k3 = 0;
-            loop {
-                acc0 /= (1.0 + (k3 as f64).sin().exp().powi(2));
-                acc0 = (((1.0 + 0.3_f64.powi(2)).sqrt() - (t2 + a)) * 0.5).atan();
-                k3 += 1;
-                if ((p193((acc0 * 0.05).tanh(), t2, t2, ((b - a) * 0.5).tanh()) * 0.25).atan().tanh().exp() > -0.2) || k3 >= 5 { break; }
-            }
-            acc0 = (acc0 * 0.05 - t2 * k1 as f64 * 0.5).tanh();
-            k1 += 1;
-            if (c / (1.0 + a.powi(2)) > acc0 * 0.05) || k1 >= 2 { break; }
-        }
-        let mut acc4 = 1.0;
-        let mut acc5 = c / (1.5 + b.tanh()) * 0.5;
-        let c = c * acc5;
-        let t6 = if f64::cos(a) < 0.1 { (acc5 * p169(((c * 0.5 - 0.9) * 0.5).tanh()) * 0.5).atan().powi(2) } else { b * (c * 0.5).tanh() };
-        let mut acc7 = ((c * 0.5 + t6) * 0.25).tanh().powi(3);
-        acc7.sin() - 1.25 * t6 + 0.9 * (c * 0.5).tanh() - acc5.sin() + 0.2 * (acc0 * 0.05).tanh() - b
-    }
-    check_p194(seed = 0x0d8ba40280866ca8, inputs = 3, calls = [p169, p193], at = |p| (p[0], p[1], p[2]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p195(b: f64, a: f64, c: f64, xs: &[f64]) -> f64 {
-        let a = a - b.sin();
-        let mut v0 = vec![0.0; 2];
-        for i in 0..v0.len() {
-            v0[i] = -(a * 0.5).sin();
-        }
-        let t1 = if xs[0] * xs[0] < -0.1 { (1.0 + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>().powi(2)).ln().cos() } else { 1.0_f64.atan2(1.5 + xs[1].cos()) / (1.5 + (v0.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - 0.1).tanh()) };
-        let mut v2 = vec![0.0; 4];
-        for i in 0..v2.len() {
-            v2[i] = (p185(i as f64 * 0.1, v0[1], 0.75, (a * 0.5).sin()) + xs[i % xs.len()]) * 0.3;
-        }
-        let mut acc3 = ((a * 0.5).sin() / (1.5 + c.tanh())).tanh().cosh();
-        for i in 1..=3 {
-            let c4 = |u5: f64| (v0[1] * 0.25).atan() + (v2[2] * 0.25).tanh().powi(2).ln_1p();
-            let t6: f64 = c4((((t1 * 0.5).tanh() + v2.iter().map(|q| (q * 0.25) * (q * 0.25)).sum::<f64>()) / (1.0 + (xs[(i + 1) % 3] - b).powi(2)) * 0.5).atan()) - 0.5 * c4(((c - 2.0) * 0.5).sin());
-            v0[i % 2] = (t6 * 0.5 * (i as f64 * c) * 0.05).atan();
-        }
-        match (xs[1].abs() * 2.0) as usize % 3 {
-            0 => {
-                let o7: Option<f64> = if c - (t1 * 0.5).tanh() < 0.0 { Some(((v0[1] * 0.25 - a * 0.5 * (acc3 * 0.25)) * 0.25).sin()) } else { None };
-                let t9: f64 = match o7 { Some(u8) => (acc3 * 0.25).tanh() * v0.iter().enumerate().map(|(k, q)| (q * 0.25) * k as f64).sum::<f64>() * ((v2[2] * 0.25).tanh() * b), None => 0.5_f64.atan() };
-            }
-            1 => {
-                acc3 = (0.5 * (1.0 * b).tanh()).acos();
-            }
-            _ => {
-                let t10 = (acc3 * 0.25).cos().powi(3) - (t1 * 0.5 + (t1 * 0.5).atan() + a * 0.5 * (t1 * 0.5));
-            }
-        }
-        (t1 * 0.5).tanh() + (a * 0.5).atan() + c
-    }
-    check_p195(seed = 0x3455fc32dff0d427, inputs = 6, calls = [p185], at = |p| (p[0], p[1], p[2], &p[3..6]));
-}
-
-program! {
-    #[differentiable(second_order)]
-    fn p196(a: f64) -> f64 {
-        let mut acc0 = (a * 0.2).powi(2);
-        for i in (0..1).rev() {
-            let t1 = a - a;
-            for j in 0..1 {
-                acc0 *= ((acc0 * 0.25).sin() * t1).cos();
-                let t2 = if j % 2 == 0 { (acc0 * 0.1).to_radians().cos() } else { 0.3 * (acc0 * 0.1) - (0.5 * (acc0 * 0.1).atan().tanh()).atanh() };
-            }
-            acc0 += i as f64;
-        }
-        (acc0 * 0.1).sin().sin() + 0.5 * a
-    }
-    check_p196(seed = 0x1f6baf3f364ba544, inputs = 1, calls = [], at = |p| (p[0]));
+    check_p177(seed = 0xf1aaa6f4976f7a40, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], &mut p[8..11].to_vec()));
 }
 
 #[differentiable(second_order)]
-fn p197_h0(s: f64, x: &[f64], y: &mut [f64]) -> f64 {
-    for i in 0..y.len() {
-        y[i] -= (s * x[i % x.len()]).cos() * 0.6;
-    }
-    y[0] * -0.5
-}
-#[differentiable(second_order)]
-fn p197_h1(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.5 + (y[i] * s).cos() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p197_h2(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p197_h1(y, s);
-    let _ = p197_h0(s * 0.75, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p197_h3(v: &[f64], s: f64) -> f64 {
+fn p178_h0(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).cos();
-    }
-    acc * 0.5 + v[0] * v[v.len() - 1]
-}
-program! {
-    #[differentiable(second_order)]
-    fn p197(xs: &[f64], a: f64) -> f64 {
-        let mut buf1 = vec![0.6; 4];
-        let t2 = p197_h0(a, &xs[7..], &mut buf1).tanh();
-        let t3 = buf1[0] + buf1[3] * -0.5;
-        let mut buf4 = vec![-0.5; 3];
-        let t5 = p197_h2(&mut buf4[0..], xs, t2.tanh()).tanh();
-        let t6 = p197_h0(t3.tanh(), xs, &mut buf4).tanh();
-        let t7 = p197_h0(t2.tanh() * 0.25, &buf1[..], &mut buf4[0..]).tanh();
-        let t8 = buf4[0] + buf4[2] * 0.75;
-        let mut arr9 = [-0.5_f64; 3];
-        arr9[0] = t7.tanh();
-        arr9[1] = xs[6] * 0.6;
-        arr9[2] = (t8.tanh()).sin();
-        let t10 = arr9[0] * arr9[0];
-        let mut buf11 = vec![0.0; 3];
-        for i in 0..3 {
-            buf11[i] = xs[i + 0] * t10.tanh();
-        }
-        p197_h1(&mut buf11, t2.tanh());
-        let (h12, c13) = buf11.split_at_mut(2);
-        let t14 = p197_h0(t10.tanh(), &xs[..8], h12).tanh();
-        let t15 = c13[0] * -0.5 + h12[h12.len() - 1] + c13.len() as f64 * 0.1;
-        let t16 = buf11[0] + buf11[2] * 1.5;
-        let t17 = p197_h3(&xs[..7], a);
-        t17 + t16 + t15 + t14 + t10 + a * 0.3
-    }
-    check_p197(seed = 0xd32e6afd792be20e, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
-        params = ["a"] at [8]);
-}
-
-#[differentiable(second_order)]
-fn p198_h0(y: &mut [f64], s: f64) {
-    for i in 0..y.len() {
-        y[i] = y[i] * 0.25 + (y[i] * s).sin() * 0.25;
-    }
-}
-#[differentiable(second_order)]
-fn p198_h1(a: &mut [f64], b: &mut [f64], s: f64) {
-    for i in 0..a.len().min(b.len()) {
-        b[i] = b[i] * 0.25 + (a[i] * s).cos();
-        a[i] = (b[i] * 0.6).tanh() + a[i] * 0.5;
-    }
-}
-#[differentiable(second_order)]
-fn p198_h2(v: &[f64], s: f64) -> Result<f64, String> {
-    let head = if v[0] * s > -0.4 { Ok((v[0] * s).sin()) } else { Err(format!("{s} is too small")) };
-    let h = head?;
-    Ok(h * 0.25 + v[v.len() - 1] * 1.5)
-}
-#[differentiable(second_order)]
-fn p198_h3(s: f64, x: &[f64], y: &mut [f64]) {
-    for i in 0..y.len() {
-        y[i] += (s * x[i % x.len()]).sin() * 0.75;
-    }
-}
-#[differentiable(second_order)]
-fn p198_h4(y: &mut [f64], x: &[f64], s: f64) -> f64 {
-    p198_h0(y, s);
-    p198_h3(s * -0.5, &x[1..], y);
-    y[y.len() - 1] + x[0]
-}
-#[differentiable(second_order)]
-fn p198_h5(v: &[f64], s: f64, k: usize) -> f64 {
-    if k == 0 {
-        (v[0] * s).tanh()
-    } else {
-        v[k % v.len()] * -0.5 + p198_h5(v, s * -0.5, k - 1).tanh()
-    }
-}
-#[differentiable(second_order)]
-fn p198_h6(v: &[f64], s: f64) -> f64 {
-    let mut acc = 0.0;
-    for i in 0..v.len() {
-        acc += (v[i] * s + 1.5).sin();
+        acc += (v[i] * s + 0.75).cos();
     }
     acc * 0.6 + v[0] * v[v.len() - 1]
 }
 program! {
     #[differentiable(second_order)]
-    fn p198(a: f64, w: [f64; 3], xs: &[f64]) -> f64 {
-        let mut buf1 = xs[0..2].to_vec();
-        p198_h0(&mut buf1, w[0]);
-        p198_h0(&mut buf1, a);
-        let (h2, c3) = buf1.split_at_mut(1);
-        p198_h1(h2, c3, w[2]);
-        let t4 = c3[0] * 0.3 + h2[h2.len() - 1] + c3.len() as f64 * 0.1;
-        let t5 = buf1[0] + buf1[1] * 0.3;
-        let t6 = match p198_h2(&buf1[0..], a * 0.25) { Ok(v) => v, Err(_) => a * 0.25 * 0.25 };
-        let mut buf7 = xs[3..5].to_vec();
-        let t8 = p198_h4(&mut buf7, xs, t5.tanh()).tanh();
-        p198_h0(&mut buf7, a);
-        p198_h3(w[0], &xs[4..], &mut buf7);
-        let t9 = buf7[0] + buf7[1] * -0.5;
-        let mut buf10 = vec![0.25; 2];
-        p198_h3(t5.tanh(), &xs[..], &mut buf10);
-        let _ = p198_h4(&mut buf10, xs, t4.tanh());
-        let t11 = buf10[0] + buf10[1] * 0.3;
-        let t12 = p198_h5(xs, w[0], 3);
-        let t13 = p198_h6(xs, t6.tanh());
-        t13 + t12 + t11 + t9 + t8 + w[1] * 0.5 + a * 0.3
+    fn p178(xs: &[f64], a: f64) -> f64 {
+        let t1 = p178_h0(&xs[0..], a).sin();
+        let s2 = &xs[..3];
+        let t3 = (s2[1] * a + s2[1]).sin() + s2[s2.len() - 1] * 1.5;
+        let t4 = p178_h0(&s2[1..3], t1.tanh() * 0.75).sin();
+        let t5 = p178_h0(&xs[..4], t3.tanh()).sin();
+        let t6 = p178_h0(&xs[7..], a).sin();
+        t6 + t5 + t4 + t3 + t1 + a * 0.3
     }
-    check_p198(seed = 0xd796c3c96c062091, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
+    check_p178(seed = 0x96c32759751b79b6, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
 
 program! {
     #[differentiable(second_order)]
-    fn p199(a: f64, xs: &[f64], n: usize) -> f64 {
-        let mut acc0 = ((a - xs[n]) * (a / (2.0 + (n as f64).cos())) * 0.25).tanh();
-        if acc0 - a < -0.2 {
-            acc0 += ((2.0 + (n as f64).cos()).recip().tanh().exp_m1() * 0.5).tanh();
-            if n < 1 {
-                let t3: f64 = xs[1..4].iter().map(|u1| { let u1 = *u1; (acc0 - u1).clamp(-0.75, 0.75) }).sum();
-            } else if n < 1 {
-                let flag4 = ((n as f64).cos().exp2()) > 0.3;
-            } else {
-                let t5 = xs[xs.len() - 1 - n].powi(2).atan();
+    fn p179(n: usize, b: f64, a: f64) -> f64 {
+        let mut acc0 = ((a - a - a) * 0.5).tanh();
+        if n == 1 {
+            for i in 0..3 {
+                let t1 = match i { 0 => a, 1 => 0.1 * a * b.cos().exp(), _ => ((i as f64 + 0.3 - ((acc0 * 0.25).tanh() - 1.25)) * 0.5).atan() };
+                acc0 *= (-a).cos();
+            }
+        } else if n == 1 {
+            let t2 = (acc0 * 0.1).tanh() * 0.6;
+            let t3 = if (t2 - n as f64) > -0.2 { f64::sin(0.25) } else { -a.sin() };
+            for i in 0..n {
+                let t4 = if b.max((acc0 * 0.1).atan()) > 0.7 { (t2 + a).atan() } else { (b + t2) * (a * 0.9) };
+                acc0 *= (1.0 + a.powi(2)).cbrt().tanh();
             }
         }
-        let t8: f64 = { let v6: Vec<f64> = xs.iter().map(|&u7| n as f64).collect(); v6[0] + v6[3] };
-        if acc0.cos().exp_m1() < 0.5 || acc0 < 0.3 {
-            return (1.5 + xs[1].tanh().exp2().sin()).powf((a - a).tanh());
+        let o5: Option<f64> = if n == 0 { Some(a) } else { None };
+        let t7: f64 = if let Some(u6) = o5 { a } else { 0.1 - b };
+        if b - acc0 * 0.05 > t7 {
+            return (1.5 - a).atan2(1.5 + b.mul_add(p160(n as f64 * 0.25, (acc0 * 0.05).sin() * t7), t7).cos());
         }
-        for (i, q9) in xs.iter().enumerate() {
-            let a = a * (xs[0] * 1.0);
-            acc0 *= xs[n].cos();
+        if (1.0 + b.powi(2)).sqrt() < -0.4 {
+            match n % 3 {
+                0 => {
+                    acc0 = 0.1_f64;
+                }
+                1 => {
+                    for i in 1..=3 {
+                        acc0 = (acc0 * 0.02 + f64::cos(b)).sin();
+                        acc0 -= f64::sin((acc0 * 0.02).tanh()) * (acc0 * 0.02 - t7) * 0.1;
+                    }
+                }
+                _ => {
+                    let t8 = if (n as f64) < -0.2 { b.tanh() } else { n as f64 };
+                }
+            }
         }
-        acc0 * 0.1 + 0.5 * p184((acc0 * 0.1 / (2.0 + xs[xs.len() - 1 - n].cos()) * 0.25).tanh())
+        t7 + (acc0 * 0.02).atan()
     }
-    check_p199(seed = 0x88091d115d66af4d, inputs = 5, calls = [p184], at = |p| (p[0], &p[1..5], 1));
+    check_p179(seed = 0x1cf022dd86d2807e, inputs = 2, calls = [p160], at = |p| (2, p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p180(a: f64, b: f64) -> f64 {
+        let mut acc0 = ((b + 1.5) * -b * 0.5).atan();
+        if f64::atan(b) > acc0 {
+            let t1 = (b + acc0).hypot(b).tanh().cosh();
+            for i in 0..2 {
+                match i {
+                    0 => {
+                        let c2 = |u3: f64| f64::min(t1, a) - ((acc0 * 0.25).atan() + b);
+                        let t4: f64 = c2(-b) - 0.5 * c2(i as f64 * a);
+                    }
+                    _ => {
+                        let t5: f64 = (p166((a.sin().exp2() * 0.5).sin(), ((acc0 * 0.25).atan() - i as f64) * 0.5, 3, i as f64 * 0.5) * 0.25).atan();
+                    }
+                }
+                acc0 = ((b + (acc0 * 0.25).tanh()) / (1.5 + (0.75 * (acc0 * 0.25)).tanh()) * 0.5).tanh();
+            }
+        } else if (p172(3, (a / (1.5 + 0.2_f64.tanh()) * 0.5).tanh()) * 0.5).atan() * a < 0.0 {
+            let mut w6 = 0;
+            while w6 < 4 {
+                for j in 0..3 {
+                    acc0 /= (2.0 + ((acc0 * 0.05).sin() * a).cos());
+                    acc0 = (acc0 * 0.05).sin().sin().cos().exp_m1();
+                }
+                acc0 += (acc0 * 0.05).sin() * (1.0 + a.powi(2)).ln();
+                w6 += 1;
+            }
+        }
+        acc0 * 0.05 + a.tanh()
+    }
+    check_p180(seed = 0xa7e011b17bb01ee2, inputs = 2, calls = [p166, p172], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p181(a: f64) -> f64 {
+        let mut acc0 = a;
+        let t1 = a.powi(2).ln_1p().tanh().cosh();
+        if a.min(a) > 0.3 {
+            let t2 = a.atan().powi(3);
+        } else {
+            acc0 = a.clamp(-0.75, 0.75);
+        }
+        0.25 * t1 - 0.75 * acc0
+    }
+    check_p181(seed = 0xfc6626c3fc98396e, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p182(a: f64, xs: &[f64], n: usize, b: f64) -> f64 {
+        let t0 = if b.tanh() < 0.7 { -a.min(xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>()) } else { xs[xs.len() - 1 - n] };
+        let a = a + xs[n] * 0.3;
+        let t0 = t0 * (a / (1.5 + (n as f64).tanh()));
+        let t1 = if xs[n] + b > a { xs[1] } else { -a.tanh() };
+        let t2 = (1.0 + xs.iter().map(|q| q.cos()).product::<f64>().powi(2)).sqrt();
+        let mut acc3 = 1.0;
+        for i in 0..4 {
+            let o4: Option<f64> = if (p179(2, f64::tanh(xs[n]), (b.tanh().exp() * 0.5).sin()) * 0.5).tanh() / (1.0 + xs[i % xs.len()] * xs[i % xs.len()]) > t1 { Some((t1.tanh().exp() - b.abs()) * 0.5) } else { None };
+            let t6: f64 = match o4 { Some(u5) => t1 * 1.5, None => (t2 / (1.5 + t2.tanh()) * 0.5).tanh() };
+            let mut w7 = 0;
+            while w7 < 3 {
+                let t8 = -(xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>() + (t0 * 0.1).cos().exp());
+                acc3 *= 0.5 + 0.4 * (p137((1.25 * t6 * 0.5).sin(), (w7 as f64).sin(), (t6 * 0.5).atan()) * 0.5).atan().powi(3).sin();
+                w7 += 1;
+            }
+            acc3 += (xs[0] * t6 * 0.25).tanh();
+        }
+        if (acc3 * 0.02).atan() > xs.iter().map(|q| q.cos()).product::<f64>() {
+            acc3 /= (2.0 + (t0 * 0.1).cos());
+        } else if a - xs[n] > -0.2 {
+            if b.sin().exp() > b {
+                if (t0 * 0.1).tanh() > -0.4 {
+                    match n {
+                        0 => {
+                            for (i, q9) in xs.iter().enumerate() {
+                                let t10 = match i { 0 => ((t2 / (2.0 + xs.iter().map(|q| (q * 0.3).sin()).sum::<f64>().cos())).mul_add(xs[2], xs[n].tanh().exp_m1()) * 0.25).tanh(), 1 => t0 * 0.1, _ => f64::sin(xs[n].atan2(1.5 + (acc3 * 0.02).tanh().cos())) };
+                                acc3 = ((acc3 * 0.02).atan() + b.mul_add(0.1, a) * 0.5).sin();
+                            }
+                        }
+                        _ => {
+                            let t2 = t2 * (n as f64 * 0.3);
+                        }
+                    }
+                }
+            } else if t1 * (t0 * 0.1).atan() > xs[0] {
+                let mut acc11 = t2.sin() / (1.0 + (xs[1] * 1.0).powi(2)) * 0.5;
+            } else {
+                let t12 = if (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) - xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) > 0.3 { xs[xs.len() - 1 - n] } else { (-t1).cos() };
+            }
+        } else {
+            if (t0 * 0.1).sin() * 0.25 < 0.1 {
+                let t15: f64 = xs.iter().take(2).map(|&u13| 1.5_f64.hypot(a - t2)).fold(0.0, |s, v| s * 0.5 + v);
+            } else {
+                let o16: Option<f64> = if t1 * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) < -0.1 && 1.0 < 0.25 { Some(((t0 * 0.1).atan() * xs[n]).tanh()) } else { None };
+                let t18: f64 = if let Some(u17) = o16 { n as f64 * t2 * (0.5 * xs[n].tanh()).asin() } else { (xs.iter().sum::<f64>() * 0.5).atan() };
+            }
+        }
+        (acc3 * 0.02).tanh() + t2.tanh() + t1 + 0.3 * (t0 * 0.1).tanh()
+    }
+    check_p182(seed = 0x62d9a9f7db431d8d, inputs = 5, calls = [p137, p179], at = |p| (p[0], &p[1..4], 1, p[4]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p183(d: f64, xs: &[f64], c: f64, b: f64, a: f64) -> f64 {
+        let t0: f64 = d * (2.0 + b.cos()).powi(-2);
+        let mut acc1 = 0.5;
+        acc1 -= (((2.0 + t0.cos()).recip() - f64::min(t0, xs[2])) * 0.5).tanh();
+        let mut k2 = 0;
+        loop {
+            for j in 0..1 {
+                let t5: f64 = xs.iter().take(2).map(|&u3| 0.5 / (2.0 + t0.cos()) / (1.5 + (acc1 * 0.1).min(xs[j]).tanh())).fold(0.0, |s, v| s * 0.5 + v);
+                acc1 = ((acc1 * 0.1).atan() - (j as f64).atan2(1.5 + t0.cos())).sin();
+            }
+            acc1 += (c * c).cos() * 0.5;
+            k2 += 1;
+            if (xs[k2 % xs.len()] - c > 0.1) || k2 >= 4 { break; }
+        }
+        if a > d {
+            return ((p173(((xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + p164(-xs[2], ((xs[0] + xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin())) * 0.5).tanh())) * 0.5).atan()) * 0.5).sin() - b) * (xs[0] * xs[2]);
+        }
+        let t6 = 0.6_f64.powi(2).powi(2).cos().exp();
+        (acc1 * 0.1).atan().tanh() - t0.cos() + b.sin() + 0.9 * c + 0.9 * d
+    }
+    check_p183(seed = 0x2b7ab12bdb0cbc6f, inputs = 7, calls = [p164, p173], at = |p| (p[0], &p[1..4], p[4], p[5], p[6]),
+        params = ["c", "d", "a", "b"] at [4, 0, 6, 5]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p184(a: f64, xs: &[f64]) -> f64 {
+        let t1 = ((((a) * 0.5).exp()).tanh() + xs[3]).tanh();
+        let t2 = (((a).tanh()) * ((a).tanh()) + xs[3]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        let mut carried = 0.5;
+        for i in 0..xs.len() - 1 {
+            let t3 = ((((xs[i + 1]).sin()) * 0.5).exp()).tanh() * 1.5;
+            let t4 = (((a).sin()).mul_add(0.5, t2)).tanh() * 1.5;
+            let t5 = if (xs[i + 1] - a).sin() > -0.50 { (a + t1).tanh() } else { (t2) * (t3) };
+            acc += (xs[i] - ((xs[i + 1]).tanh()) * (xs[i + 1] - t4)).tanh();
+            carried = carried * 0.5 + (0.74_f64).tanh();
+            acc += carried;
+        }
+        acc
+    }
+    check_p184(seed = 0xbcb3e7222e2521a5, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p185(a: f64, xs: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() - 1 {
+            if ((a).tanh()).mul_add(0.5, xs[i + 1]) > -0.49 {
+                extra -= ((xs[i]).cos() * xs[i]).tanh();
+            }
+            if ((xs[i + 1]).sin()).cos() * a < -0.21 {
+                continue;
+            }
+            acc = acc + ((1.0 + (((((a) * 0.5).exp()) * 0.5).exp()) * (((((a) * 0.5).exp()) * 0.5).exp())).ln()).tanh() - (((1.0 + ((xs[i + 1]).tanh()) * ((xs[i + 1]).tanh())).ln()).tanh()).tanh();
+        }
+        acc
+    }
+    check_p185(seed = 0x7162185caf59c95a, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p186(a: f64, xs: &[f64]) -> f64 {
+        let t1 = (a + xs[2]).tanh();
+        let mut acc = 0.0;
+        let mut extra = 0.0;
+        for i in 0..xs.len() {
+            let t2 = if ((a).cos() * a).sin() > -0.44 { (((0.40_f64) * 0.5).exp()).tanh() } else { t1 };
+            acc += ((((1.0 + ((xs[i]).tanh()) * ((xs[i]).tanh())).ln()) * 0.5).exp()).tanh();
+            if i + 1 < xs.len() {
+                if (((xs[i + 1]) * 0.5).exp()).sin() > 0.04 {
+                    let t3 = (t2).tanh() * 1.5;
+                    let t4 = if t1 > 0.38 { ((xs[i]).sin()).tanh() } else { (xs[i + 1]) * (t1) };
+                } else {
+                    let t5 = ((((t1).cos() * xs[i + 1]).mul_add(0.5, -0.80_f64)) * ((t2 + xs[i + 1]).mul_add(0.5, t1))).tanh() * 1.5;
+                }
+                acc -= (t1).tanh();
+                acc += ((((xs[i]) * 0.5).exp() + xs[i + 1]).cos() * t2).tanh();
+            }
+            acc -= (xs[i]).tanh();
+        }
+        acc.sin()
+    }
+    check_p186(seed = 0xd2ebb4780c11f785, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p187(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = &(x / &x.mapv(|q| q * q + 1.0)) / &(x.mean_axis(Axis(0)).unwrap()).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t1 = (&t1 * (s)).mapv(f64::sin) + &t1 * 0.5;
+        }
+        let mut t2 = x / &(x.dot(x) * 0.3).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t2 = (&t2 * (v.dot(v) * 0.3)).mapv(f64::sin) + &t2 * 0.5;
+        }
+        t2.sum() * 0.2 + t1.sum() * 0.2 + s
+    }
+    check_p187(seed = 0x53de13e28d7377db, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p188(a: f64) -> f64 {
+        let t0 = -(p174(2, f64::min(a, a)) * 0.25).sin() * a.hypot(0.25).tanh();
+        let t1 = if t0 + 0.6 > a { f64::atan((1.5 + a.sin()).log(2.5 + t0.cos())) } else { (p174(2, (a.mul_add(a, a) * 0.5).tanh()) * 0.25 - a).min((1.5 + t0.sin()).log(2.5 + 2.0_f64.cos())) };
+        let t1 = (t1 * 0.5).atan() + (t1 * 0.5).atan() * 0.75;
+        if t0 < 0.25 {
+            return -f64::sin(t1 * 0.5);
+        }
+        let t2 = if a / (1.0 + t0.powi(2)) > 0.0 || t1 * 0.5 < 0.5 { a.powi(3).atan() } else { (t1 * 0.5).sin().cos() * (t0 * (t1 * 0.5)) };
+        let mut acc3 = ((t0 * a - t1 * 0.5) * 0.5).tanh();
+        let t4 = if (t1 * 0.5).tanh() + a > t0 { (((t1 * 0.5).tanh() - t2 * 0.25) * 0.5).powi(2) } else { (1.5 + (1.0 + (t1 * 0.5).sin().powi(2)).ln().sin()).powf(acc3.sin().tanh()) };
+        let t5 = (1.5 + (a * 1.0).sin()).powf(0.75_f64.powi(3).tanh());
+        (t4 * 0.25).tanh().sin() - (t2 * 0.25).atan() + 1.0 * (t1 * 0.5) + t0 + a
+    }
+    check_p188(seed = 0x2d85672eac926f23, inputs = 1, calls = [p174], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p189(a: f64, xs: &[f64]) -> f64 {
+        let k0 = (xs[2].abs() * 2.0) as usize % 3;
+        let t1 = match k0 { 0 | 1 => ((xs[3] + xs[2]) * (a - xs[3]) * 0.25).tanh(), _ => 0.25 * a * (0.6 + xs[2]) };
+        let t2 = (1.25 / (2.0 + a.cos())).powi(2).ln_1p();
+        let mut acc3 = (1.5 + (t1 * 0.9).sin()).log(2.5 + xs[1].abs().cos());
+        if xs[2] > 0.7 {
+            for i in (0..1).rev() {
+                for j in 0..4 {
+                    match i % 3 {
+                        0 | 1 => {
+                            let t4 = (2.0 + a.cos()).powi(-2);
+                        }
+                        _ => {
+                            for (l, q5) in xs.iter().enumerate() {
+                                let a = (a + xs.iter().enumerate().map(|(k, q)| q * k as f64).sum::<f64>()) * 0.5;
+                                acc3 *= 0.5 + 0.4 * 0.3_f64.powi(2).ln_1p().sin();
+                            }
+                        }
+                    }
+                    acc3 /= (2.0 + (j as f64 - j as f64).cos());
+                }
+                acc3 = t1.mul_add(xs[i], t1).cos().exp();
+            }
+        } else if (1.0 + (acc3 * 0.02).sin().powi(2)).cbrt() < 0.1 {
+            for i in 0..3 {
+                acc3 += 0.1_f64;
+                acc3 = xs[i];
+            }
+        } else {
+            acc3 -= (t1 + xs.iter().map(|q| q.cos()).product::<f64>()).mul_add((1.5 + xs[1].sin()).log(2.5 + xs[3].cos()), a.tanh()) * 0.1;
+        }
+        (acc3 * 0.02).sin().tanh() + 2.0 * t2
+    }
+    check_p189(seed = 0xee30f5040dd3ba02, inputs = 5, calls = [], at = |p| (p[0], &p[1..5]));
+}
+
+#[differentiable(second_order)]
+fn p190_h0(y: &mut [f64], s: f64) {
+    for i in (1..y.len()).rev() {
+        y[i] = (y[i] * s + y[i - 1] * 0.75).tanh();
+    }
+    y[0] = (y[0] * 0.5 + s).sin();
+}
+#[differentiable(second_order)]
+fn p190_h1(a: &mut [f64], b: &mut [f64], s: f64) {
+    for i in 0..a.len().min(b.len()) {
+        b[i] = b[i] * 0.75 + (a[i] * s).cos();
+        a[i] = (b[i] * 1.5).tanh() + a[i] * 0.5;
+    }
+}
+#[differentiable(second_order)]
+fn p190_h2(s: f64, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] += (s * x[i % x.len()]).sin() * 0.3;
+    }
+}
+#[differentiable(second_order)]
+fn p190_h3(y: &mut [f64], x: &[f64], s: f64) -> f64 {
+    p190_h0(y, s);
+    p190_h2(s * 0.3, &x[1..], y);
+    y[y.len() - 1] + x[0]
+}
+program! {
+    #[differentiable(second_order)]
+    fn p190(xs: &[f64], a: f64, b: f64, ys: &mut [f64]) -> f64 {
+        let (h1, c2) = ys.split_at_mut(1);
+        p190_h1(h1, c2, a * 0.3);
+        let t3 = c2[0] * 0.5 + h1[h1.len() - 1] + c2.len() as f64 * 0.1;
+        let t4 = ys[2] * 0.3;
+        let (h5, c6) = ys.split_at_mut(2);
+        p190_h1(h5, c6, t4.tanh() * 0.75);
+        let t7 = c6[0] * -0.5 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
+        let t8 = ys[2] * 0.25;
+        let (h9, c10) = ys.split_at_mut(1);
+        let _ = p190_h3(c10, xs, t4.tanh());
+        let t11 = c10[0] * 0.5 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
+        let t12 = ys[1] * 0.25;
+        let mut buf13 = vec![0.75; 3];
+        p190_h0(&mut buf13, a);
+        let t14 = buf13[0] + buf13[2] * 0.3;
+        t14 + t12 + t11 + t8 + t7 + ys[2] + a * 0.3
+    }
+    check_p190(seed = 0x36fc34dfcdf030c8, inputs = 11, calls = [], at = |p| (&p[0..6], p[6], p[7], &mut p[8..11].to_vec()));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p191(d: f64, b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = 0.0;
+        match ((p168((1.0 + 0.2_f64.powi(2)).cbrt(), -(p179(2, a, (1.5 + 1.25_f64.cos()).sqrt()) * 0.5).tanh()) * 0.5).atan().abs() * 2.0) as usize % 3 {
+            0 => {
+                let mut acc1 = 1.0;
+                for i in 0..2 {
+                    for j in (0..4).rev() {
+                        acc0 += ((b.atan() - c.powi(3)) * 0.25).atan();
+                    }
+                    acc1 -= a;
+                }
+            }
+            1 => {
+                let mut acc2 = 1.25_f64;
+            }
+            _ => {
+                let t3 = (acc0 * 0.05).sin();
+            }
+        }
+        acc0 * 0.05 + c.sin() + 0.9 * a - b
+    }
+    check_p191(seed = 0xade19f622cefdf37, inputs = 4, calls = [p168, p179], at = |p| (p[0], p[1], p[2], p[3]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p192(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let t1 = x.to_owned();
+        let mut t2 = (&(-t1.mapv(f64::sin)) * &((s) - v)).mapv(f64::tanh);
+        for _ in 0..n {
+            t2 = (&t2 * (v.sum().sin())).mapv(f64::sin) + &t2 * 0.5;
+        }
+        let mut t3 = (&(v / &v.mapv(|q| q * q + 1.0)) * (v[1])).mapv(f64::sin);
+        for _ in 0..n {
+            t3 = ((t1.t().to_owned()).dot(&t3) * 0.3).mapv(f64::tanh) + &t3 * 0.5;
+        }
+        t3.dot(&t3) * 0.1 + t2.sum() * 0.2 + t1.sum() * 0.2
+    }
+    check_p192(seed = 0xcffff205235ff418, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p193(n: usize, c: f64, a: f64, b: f64, d: f64) -> f64 {
+        let mut acc0 = (1.5 + (b - b).cos()).sqrt();
+        let mut w1 = 0;
+        while w1 < 3 {
+            let t2 = 1.0 * (d * d) * (c * a + a.sin());
+            let t3 = if acc0 * 0.25 / (1.5 + 0.3_f64.tanh()) > 0.3 { b } else { (acc0 * 0.25 * 0.5).powi(2) / (1.5 + (1.5 + c.cos()).sqrt().tanh()) };
+            let t4 = -(acc0 * 0.25).tanh().atan();
+            if c > c {
+                let mut w5 = 0;
+                while w5 < 4 {
+                    if (w5 as f64 * 1.5) > t2 * 0.25 {
+                        let t6 = (1.5 + b.sin()).powf(a.tanh()) / (1.5 + (0.5 * d.tanh()).acos().tanh()) - t4;
+                    }
+                    acc0 += d;
+                    w5 += 1;
+                }
+            } else {
+                for j in 0..3 {
+                    let mut acc7 = 0.5;
+                    acc7 *= t4.cos();
+                }
+            }
+            acc0 += ((f64::atan(d) + w1 as f64 * b) * 0.1).tanh();
+            w1 += 1;
+        }
+        let mut v8 = vec![0.0; 2];
+        for i in 0..v8.len() {
+            v8[i] = d;
+        }
+        if (n as f64 + a) < -0.2 {
+            let c9 = |u10: f64| v8.iter().map(|q| q * d).sum::<f64>();
+            let t11: f64 = c9((2.0 + (acc0 * 0.02).tanh().atan().sin()).sqrt()) - 0.5 * c9((2.0 + v8[n % v8.len()].cos()).recip());
+        } else {
+            let o12: Option<f64> = if v8[(n + 1) % 2] < 0.5 { Some((n as f64 * v8[n % v8.len()] * 0.5).sin().powi(3)) } else { None };
+            let t14: f64 = match o12 { Some(u13) => a, None => ((n as f64 + v8.iter().map(|q| q.cos()).product::<f64>()) * 0.5).sin() };
+        }
+        (acc0 * 0.02).sin().sin()
+    }
+    check_p193(seed = 0x08709ce2cbbae712, inputs = 4, calls = [], at = |p| (2, p[0], p[1], p[2], p[3]),
+        params = ["d"] at [3]);
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p194(c: f64, xs: &[f64], b: f64, a: f64, n: usize) -> f64 {
+        let mut acc0 = xs[1].hypot(xs[n]) * (0.25 - xs[n]) * 0.5;
+        for i in 0..xs.len() {
+            let t1 = (c - 0.2) * (i as f64 / (1.0 + (acc0 * 0.1).atan().powi(2)));
+            acc0 -= (f64::sin((1.5 + (t1 * 0.1).tanh().sin()).powf(xs[i].tanh())) * 0.5).atan();
+        }
+        let mut v2: Vec<f64> = Vec::new();
+        v2.push((1.5 + b.tanh().cos()).sqrt());
+        v2.push(c);
+        let t3 = v2[0] * 0.5 + v2[1];
+        let mut a = a;
+        (acc0 * 0.1).sin()
+    }
+    check_p194(seed = 0x78d3c7e44c83db15, inputs = 7, calls = [], at = |p| (p[0], &p[1..5], p[5], p[6], 1));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p195(a: f64) -> f64 {
+        let mut acc0 = (a * a + a.atan2(1.5 + a.cos())) * 0.5;
+        for i in 0..1 {
+            let mut acc1 = 1.0;
+            let t2 = if (acc0 * 0.5).atan() + a > a { a - i as f64 } else { ((acc0 * 0.5).atan() - (acc0 * 0.5).tanh()).max((2.0 + (acc0 * 0.5).sin().cos()).powi(-2)) };
+            acc1 -= (acc0 * 0.5).tanh();
+        }
+        acc0 * 0.5 - 0.1 * a
+    }
+    check_p195(seed = 0xf99848510c51012f, inputs = 1, calls = [], at = |p| (p[0]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p196(a: f64, b: f64) -> f64 {
+        let mut acc0 = 0.5;
+        let mut w1 = 0;
+        while w1 < 4 {
+            let t2 = 2.0 + w1 as f64 + 1.25 * 2.0;
+            if w1 == 3 {
+                let mut acc3 = 1.0;
+            } else {
+                let mut acc4 = 1.0;
+            }
+            acc0 += (t2 * 0.25 * (t2 * 0.25).sin().abs() * 0.5).tanh();
+            w1 += 1;
+        }
+        (acc0 * 0.1).tanh() - a
+    }
+    check_p196(seed = 0x89b5a4a1b8f09a17, inputs = 2, calls = [], at = |p| (p[0], p[1]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p197(x: &Array2<f64>, v: &Array1<f64>, s: f64, n: usize) -> f64 {
+        let mut t1 = v / &(x.column(0).to_owned()).mapv(|q| q * q + 1.0);
+        for _ in 0..n {
+            t1 = ((x - x).dot(&t1) * 0.3).mapv(f64::tanh) + &t1 * 0.5;
+        }
+        let t2 = &(x - x) - &(&t1 + &t1);
+        t2.sum() * 0.2 + t1.dot(&t1) * 0.1 + s
+    }
+    check_p197(seed = 0x52c307ac32d7e2a4, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p198(b: f64, a: f64, c: f64) -> f64 {
+        let mut acc0 = (1.5 + b.powi(2).ln_1p().sin()).powf((c * b).tanh());
+        if a.sin() < 0.25 {
+            let t1 = a;
+        }
+        acc0 += (1.0 + a.powi(2)).ln() / (1.0 + b.powi(2).powi(2)) * 0.5;
+        let t2 = if (1.0 + b.powi(2)).ln() > 0.0 { a.powi(2).mul_add((1.5 + (acc0 * 0.5).tanh().sin()).powf(a.tanh()), c) } else { 1.0 * b * a.powi(2) };
+        let k3 = ((1.25 * (acc0 * 0.5).tanh()).abs() * 2.0) as usize % 3;
+        let t4 = match k3 { 0 => (t2 * 0.25).sin() - (p169((b * a * 0.5).tanh(), 1.25) * 0.5).tanh().sinh(), 1 => c, _ => ((acc0 * 0.5).tanh().atan2(1.5 + (t2 * 0.25).atan().cos()).mul_add((1.0 + a.powi(2)).ln(), 0.25_f64.sin().exp()) * 0.5).tanh() };
+        let t5 = 0.25_f64.mul_add((t2 * 0.25).tanh(), t4).tanh();
+        for i in 0..4 {
+            let t6 = if 2.0 + (p179(2, ((t5 - c) * 0.5).sin(), f64::max(c, t5)) * 0.5).tanh() > -0.4 { a / (1.0 + 0.3_f64.powi(2)) + b / (1.0 + b * b) } else { (acc0 * 0.1).cos() };
+            acc0 -= (t4 * 0.5).sin();
+        }
+        let c = c * 0.6;
+        0.9 * t5 + 0.25 * t4 + (t2 * 0.25).tanh().cos() - (acc0 * 0.1).tanh() + 0.5 * 0.6
+    }
+    check_p198(seed = 0x89a09ca024b74a30, inputs = 3, calls = [p169, p179], at = |p| (p[0], p[1], p[2]));
+}
+
+program! {
+    #[differentiable(second_order)]
+    fn p199(a: f64, b: f64, n: usize, xs: &[f64]) -> f64 {
+        let t0 = if b.cos() < 0.1 { b * f64::tanh(b) } else { xs[0].mul_add(1.0, b) - 0.2 * a };
+        let t1 = n as f64 * 0.6 / (2.0 + (xs.iter().map(|q| (q * 0.25).sin()).sum::<f64>() / (1.0 + 0.3_f64.powi(2))).cos());
+        let mut acc2 = 1.0;
+        let mut k3 = 0;
+        loop {
+            let mut w4 = 0;
+            while w4 < 3 {
+                if w4 + w4 < 3 {
+                    acc2 -= (f64::atan(xs[n] * a) * 0.5).atan();
+                } else {
+                    let t5 = if xs[w4] < 0.1 { (xs[2] * b).hypot(xs[k3 % xs.len()].hypot(t0 * 0.5)) } else { k3 as f64 };
+                }
+                acc2 *= 0.8 + 0.2 * (-(t1 * 0.5).sin()).sin();
+                w4 += 1;
+            }
+            acc2 += a;
+            k3 += 1;
+            if (a < 0.3) || k3 >= 5 { break; }
+        }
+        let mut k6 = 0;
+        loop {
+            let acc2 = acc2 * 0.02 * -0.6;
+            k6 += 1;
+            if (xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin()) + b > acc2) || k6 >= 4 { break; }
+        }
+        (acc2 * 0.02).atan() + (t1 * 0.5).tanh() + 0.75 * (t0 * 0.5).atan()
+    }
+    check_p199(seed = 0xd90d71f77aeb357f, inputs = 5, calls = [], at = |p| (p[0], p[1], 2, &p[2..5]));
 }
