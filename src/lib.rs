@@ -143,7 +143,7 @@ pub mod __private {
         Accumulate, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{
-        again, dual, entry, forward, implicit, jacobian, methods, ndarray, reuse, saved, select,
-        shadow, source, views,
+        again, dual, entry, forward, implicit, jacobian, methods, ndarray, num_traits, reuse,
+        saved, select, shadow, source, views,
     };
 }

@@ -253,3 +253,67 @@ fn generic_ndarray_code_with_dot_products() {
         gradients_function!(generic_array_code)(&a.mapv(|v| v as f32), &x.mapv(|v| v as f32));
     assert!((f64::from(gx32[2]) - gx[2]).abs() < 1e-4 * gx[2].abs());
 }
+
+/// Numeric traits of the crate's own, as vector-math crates bound their scalar
+/// (`T: Copy + traits::Sqrt + traits::One + Add + Mul`): their methods share names with
+/// num-traits' (`sqrt`, `one`), which the derivative's `T: Real` brings in scope too.
+mod own_traits {
+    pub trait Sqrt {
+        fn sqrt(self) -> Self;
+    }
+    impl Sqrt for f64 {
+        fn sqrt(self) -> f64 {
+            f64::sqrt(self)
+        }
+    }
+    impl Sqrt for f32 {
+        fn sqrt(self) -> f32 {
+            f32::sqrt(self)
+        }
+    }
+    pub trait One {
+        fn one() -> Self;
+    }
+    impl One for f64 {
+        fn one() -> f64 {
+            1.0
+        }
+    }
+    impl One for f32 {
+        fn one() -> f32 {
+            1.0
+        }
+    }
+}
+
+/// `1 / |a|` as vecmath writes `vec3_inv_len`.
+#[differentiable]
+pub fn inv_len<T>(a: [T; 3]) -> T
+where
+    T: Copy
+        + own_traits::Sqrt
+        + own_traits::One
+        + std::ops::Add<T, Output = T>
+        + std::ops::Mul<T, Output = T>
+        + std::ops::Div<T, Output = T>,
+{
+    let one = T::one();
+    one / (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+#[test]
+fn the_crates_own_numeric_traits() {
+    let a = [0.3, -1.2, 2.0];
+    let g = gradients_function!(inv_len::<f64>)(a);
+    let r = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    for i in 0..3 {
+        assert_close(g[i], -a[i] / (r * r * r));
+    }
+    let fd = finite_difference(|p| inv_len::<f64>([p[0], p[1], p[2]]), &a);
+    assert_gradient_close(&g, &fd, 1e-8);
+    let g32 = gradients_function!(inv_len::<f32>)([0.3f32, -1.2, 2.0]);
+    assert!((g32[0] as f64 - g[0]).abs() < 1e-5);
+    let (value, tangent) = jvp!(inv_len::<f64>)(a, [1.0, 0.0, 0.0]);
+    assert_eq!(value, inv_len::<f64>(a));
+    assert_close(tangent, g[0]);
+}

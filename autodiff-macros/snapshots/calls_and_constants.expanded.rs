@@ -137,12 +137,12 @@ impl energy {
         T: ::autodiff::__private::Real,
     {
         let _ = energy::<T>;
-        let __v3 = __v0.hypot(__v1);
+        let __v3 = ::autodiff::__private::ops::tensor::hypot(&__v0, &__v1);
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
-        let __v6 = __v3.sin();
+        let __v6 = ::autodiff::__private::ops::tensor::sin(&__v3);
         let (__v7, __pb7) = weighted_sum::__vjp_into(__v0, __v5, __v6, __v1);
-        let __v8 = __v7.powi(__v2);
+        let __v8 = ::autodiff::__private::ops::tensor::powi(&__v7, &__v2);
         let __v9 = __v8 / __v3;
         (
             __v9,
@@ -426,12 +426,12 @@ impl energy {
     where
         T: ::autodiff::__private::Real,
     {
-        let __v3 = __v0.hypot(__v1);
+        let __v3 = ::autodiff::__private::ops::tensor::hypot(&__v0, &__v1);
         let __tv3 = (::autodiff::__private::ops::hypot_d0(&__v0, &__v3, &__tv0)
             + ::autodiff::__private::ops::hypot_d1(&__v1, &__v3, &__tv1));
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
-        let __v6 = __v3.sin();
+        let __v6 = ::autodiff::__private::ops::tensor::sin(&__v3);
         let __tv6 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
         let (__v7, __tv7) = weighted_sum::__jvp(
             __v0,
@@ -451,7 +451,7 @@ impl energy {
             __tv6,
             __tv1,
         );
-        let __v8 = __v7.powi(__v2);
+        let __v8 = ::autodiff::__private::ops::tensor::powi(&__v7, &__v2);
         let __tv8 = (::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__tv7));
         let __v9 = __v8 / __v3;
         let __tv9 = (::autodiff::__private::ops::div_d0(&__v3, &__tv8)

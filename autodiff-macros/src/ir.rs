@@ -277,10 +277,15 @@ pub enum Prim {
     /// Unary minus ([`rules::NEG`]).
     Neg,
     /// A float method, `x.sin()` or `f64::sin(x)`; `callee` is the user's path in path form.
+    /// `qualified`: computed by the runtime's function of the same name, not by a method
+    /// call, in a function generic over its float type (whose own bounds may name a trait
+    /// with a method of the same name as num-traits', `T: Sqrt`, ambiguous with the `T: Real`
+    /// the derivative adds).
     Method {
         rule: &'static Rule,
         method: syn::Ident,
         callee: Option<syn::ExprPath>,
+        qualified: bool,
     },
     /// `x as f32` / `x as f64`.
     Cast { ty: Box<syn::Type> },

@@ -270,6 +270,27 @@ fn candidate(
             uses.push(t);
         }
     }
+    // A public child module of the unit's module named as a path's head (`traits::Sqrt` in
+    // vecmath's bounds: a name in scope in its parent, not in the scratch module): imported
+    // from the published crate.
+    let mut heads = Vec::new();
+    for item in &plain {
+        resolve::paths(item.to_token_stream(), &mut heads);
+    }
+    for child in &m.children {
+        let mut path = m.path.clone();
+        path.push(child.clone());
+        let public = modules.iter().any(|md| md.path == path && md.public)
+            && m.public_path_to_root(modules);
+        let named = heads.iter().any(|h| h.len() > 1 && &h[0] == child);
+        let bound = leaves.iter().any(|l| &l.name == child) || defined.contains(child);
+        if public && named && !bound {
+            let t = format!("use ::{lib}::{};", path.join("::"));
+            if !uses.contains(&t) {
+                uses.push(t);
+            }
+        }
+    }
     let mut annotated = annotated;
     if !image.is_empty() {
         annotated.push(image.render(&resolver, &lib, &leaves_of, true));

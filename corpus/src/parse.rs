@@ -19,6 +19,18 @@ pub(crate) struct Module {
     pub(crate) children: BTreeSet<String>,
 }
 
+impl Module {
+    /// Whether the module and every module above it are public (its path reachable from
+    /// outside the crate); the crate root is.
+    pub(crate) fn public_path_to_root(&self, modules: &[Module]) -> bool {
+        (0..self.path.len()).all(|k| {
+            modules
+                .iter()
+                .any(|md| md.path[..] == self.path[..=k] && md.public)
+        })
+    }
+}
+
 pub(crate) fn is_test_cfg(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         (a.path().is_ident("cfg") && a.meta.to_token_stream().to_string().contains("test"))

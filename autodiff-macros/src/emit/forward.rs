@@ -88,9 +88,12 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
                     let x = &a[0];
                     quote::quote_spanned!(span=> #rt::ops::tensor::neg(&#x))
                 }
-                Prim::Method { method, rule, .. }
-                    if maybe_array && !crate::rules::is_option_rule(rule) =>
-                {
+                Prim::Method {
+                    method,
+                    rule,
+                    qualified,
+                    ..
+                } if (maybe_array || *qualified) && !crate::rules::is_option_rule(rule) => {
                     // the runtime's elementwise function: no method call on a type the
                     // compiler may not know yet (`Variable::new(1.5)` is a `{float}`)
                     quote::quote_spanned!(span=> #rt::ops::tensor::#method(#(&#a),*))

@@ -415,12 +415,19 @@ impl Lowering<'_> {
         args: Vec<Operand>,
     ) -> Value {
         let name = method.to_string();
+        // (`x.sqrt()` and `T::sqrt(x)` of the float type parameter; `f64::cos(x)` names its
+        // type, which the runtime's generic function would not)
+        let qualified = self.float_type.as_ref().is_some_and(|t| match &callee {
+            None => true,
+            Some(p) => p.path.segments.first().is_some_and(|s| &s.ident == t),
+        });
         match rules::method_rule(&name) {
             Some(rule) if rule.arity() == args.len() => self.prim(
                 Prim::Method {
                     rule,
                     method: method.clone(),
                     callee,
+                    qualified,
                 },
                 args,
                 e.span(),

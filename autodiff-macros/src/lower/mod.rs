@@ -142,7 +142,9 @@ pub fn lower(
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
-    let body = &views::rewrite(&iterators::effects_as_loops(body));
+    let body = &views::rewrite(&iterators::effects_as_loops(&qualify_float_constants(
+        body, generics,
+    )));
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();
     for _ in 0..12 {
@@ -165,6 +167,56 @@ pub fn lower(
         }
         union.extend(found);
     }
+}
+
+/// `T::one()`, `T::epsilon()`, `T::PI()` of the float type parameter written with their
+/// trait (`<T as num_traits::One>::one()`): the derivative's bound `T: Real` brings
+/// num-traits' traits in scope, and a function whose own bounds name another trait with the
+/// same name (`T: traits::One`, as vector-math crates write) would otherwise be ambiguous.
+/// The values are the same for every float type.
+fn qualify_float_constants(body: &syn::Block, generics: &syn::Generics) -> syn::Block {
+    struct Qualify(Vec<String>);
+    impl syn::visit_mut::VisitMut for Qualify {
+        fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+            syn::visit_mut::visit_expr_call_mut(self, c);
+            let syn::Expr::Path(p) = &*c.func else {
+                return;
+            };
+            let segs = &p.path.segments;
+            if !c.args.is_empty()
+                || p.qself.is_some()
+                || segs.len() != 2
+                || !self.0.contains(&segs[0].ident.to_string())
+                || !segs.iter().all(|s| s.arguments.is_none())
+            {
+                return;
+            }
+            let name = &segs[1].ident;
+            let owner = match name.to_string().as_str() {
+                "one" => "One",
+                "zero" => "Zero",
+                "nan" | "infinity" | "neg_infinity" | "neg_zero" | "min_value"
+                | "min_positive_value" | "max_value" | "epsilon" => "Float",
+                "PI" | "E" | "TAU" | "SQRT_2" | "LN_2" | "LN_10" | "LOG2_E" | "LOG10_E"
+                | "LOG2_10" | "LOG10_2" | "FRAC_1_PI" | "FRAC_2_PI" | "FRAC_2_SQRT_PI"
+                | "FRAC_1_SQRT_2" | "FRAC_PI_2" | "FRAC_PI_3" | "FRAC_PI_4" | "FRAC_PI_6"
+                | "FRAC_PI_8" => "FloatConst",
+                _ => return,
+            };
+            let t = &segs[0].ident;
+            let owner = syn::Ident::new(owner, name.span());
+            c.func = Box::new(
+                syn::parse_quote!(<#t as ::autodiff::__private::num_traits::#owner>::#name),
+            );
+        }
+    }
+    let floats = crate::signature::float_type_params(generics, None);
+    let mut out = body.clone();
+    if !floats.is_empty() {
+        let names = floats.iter().map(ToString::to_string).collect();
+        syn::visit_mut::VisitMut::visit_block_mut(&mut Qualify(names), &mut out);
+    }
+    out
 }
 
 fn lower_pass(
