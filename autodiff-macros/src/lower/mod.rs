@@ -205,9 +205,7 @@ fn qualify_float_constants(body: &syn::Block, generics: &syn::Generics) -> syn::
             };
             let t = &segs[0].ident;
             let owner = syn::Ident::new(owner, name.span());
-            c.func = Box::new(
-                syn::parse_quote!(<#t as ::autodiff::__private::num_traits::#owner>::#name),
-            );
+            *c.func = syn::parse_quote!(<#t as ::autodiff::__private::num_traits::#owner>::#name);
         }
     }
     let floats = crate::signature::float_type_params(generics, None);
