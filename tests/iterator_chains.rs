@@ -311,7 +311,8 @@ fn collected_with_a_typed_closure_parameter() {
     assert_gradient_close(&g, &[1.0, -6.0, 12.0], 1e-15);
 }
 
-/// Iterators consumed for their closures' effects: `for_each` writing through `iter_mut()`,
+/// Iterators consumed for their closures' effects: `for_each` writing through `iter_mut()`
+/// (the shared element bound by value, `|(&x, o)|`),
 /// `for_each` accumulating into a `let mut`, and `.map(|…| *o = …).count()` (argmin's
 /// derivatives of const-generic length), each the `for` loop it stands for.
 #[differentiable]
@@ -321,7 +322,7 @@ fn cubic_terms<T: Float + FromPrimitive>(param: &[T]) -> Vec<T> {
     param
         .iter()
         .zip(out.iter_mut())
-        .for_each(|(x, o)| *o = two * x.powi(3) - *x);
+        .for_each(|(&x, o)| *o = two * x.powi(3) - x);
     out
 }
 

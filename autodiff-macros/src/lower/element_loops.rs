@@ -142,8 +142,9 @@ fn sources(pat: &syn::Pat, e: &syn::Expr) -> Option<(Vec<Source>, Option<syn::Id
             if t.elems.len() != 2 {
                 return None;
             }
-            let a = source(plain(&t.elems[0])?, sequence(&m.receiver)?);
-            let b = source(plain(&t.elems[1])?, sequence(&m.args[0])?);
+            let (sa, sb) = (sequence(&m.receiver)?, sequence(&m.args[0])?);
+            let a = source(element(&t.elems[0], sa.1)?, sa);
+            let b = source(element(&t.elems[1], sb.1)?, sb);
             Some((vec![a, b], None))
         }
         e => {
@@ -154,6 +155,16 @@ fn sources(pat: &syn::Pat, e: &syn::Expr) -> Option<(Vec<Source>, Option<syn::Id
             }
             Some((vec![source(plain(pat)?, s)], None))
         }
+    }
+}
+
+/// An element's name in a zip's pattern: `v`, or `&x` for an element of a shared sequence
+/// (`for (&x, o) in xs.iter().zip(out.iter_mut())`: `x` is then the element's value, which
+/// the element of the sequence at the index stands for as well).
+fn element(p: &syn::Pat, exclusive: bool) -> Option<String> {
+    match p {
+        syn::Pat::Reference(r) if r.mutability.is_none() && !exclusive => plain(&r.pat),
+        p => plain(p),
     }
 }
 
