@@ -291,7 +291,39 @@ fn candidate(
             }
         }
     }
-    let mut annotated = annotated;
+    // `crate::prec::…` of a support module stays (it is copied whole to the scratch crate's
+    // root); an item the image holds is found there, one it does not (a published function
+    // that could not move) in the published crate when its module is public.
+    let place = |full: &[String], written: usize| -> String {
+        let prefix = |root: String| {
+            let mut p = root;
+            for seg in &full[..written] {
+                p.push_str(seg);
+                p.push_str("::");
+            }
+            p
+        };
+        if full.first().is_some_and(|m| resolver.support(m).is_some()) {
+            return prefix("crate::".to_string());
+        }
+        let Some((item, module)) = full.split_last() else {
+            return prefix("self::__crate::".to_string());
+        };
+        let in_image = (modules.iter().position(|md| md.path[..] == module[..]))
+            .is_some_and(|k| image.items.get(&k).is_some_and(|names| names.contains(item)));
+        let published = (modules.iter().find(|md| md.path[..] == module[..]))
+            .is_some_and(|md| md.public_path_to_root(modules));
+        match in_image || !published {
+            true => prefix("self::__crate::".to_string()),
+            false => prefix(format!("::{lib}::")),
+        }
+    };
+    // Paths through the module tree written in the copied items' bodies (`super::normal::
+    // cdf_unchecked`, `use crate::consts::LN_SQRT_2PI;` inside a function) point there too.
+    let mut annotated: Vec<String> = annotated
+        .iter()
+        .map(|t| through_image(t, &m.path, &place))
+        .collect();
     if !image.is_empty() {
         annotated.push(image.render(&resolver, &lib, &leaves_of, true));
     }
@@ -299,11 +331,15 @@ fn candidate(
     for item in &mut plain {
         OpenUp.visit_item_mut(item);
     }
-    let plain_text = prettyplease::unparse(&syn::File {
-        shebang: None,
-        attrs: Vec::new(),
-        items: plain,
-    }) + &image_plain;
+    let plain_text = through_image(
+        &prettyplease::unparse(&syn::File {
+            shebang: None,
+            attrs: Vec::new(),
+            items: plain,
+        }),
+        &m.path,
+        &place,
+    ) + &image_plain;
     let support = (image.support.iter())
         .filter_map(|n| resolver.support(n))
         .map(|(n, text)| (n.to_string(), text.to_string()))
@@ -495,6 +531,75 @@ fn extract_impl(
             krate, m, modules, leaves, name, fn_name, unit, sig, ann, plain, None, line,
         ));
     }
+}
+
+/// `text` (items of the module at `path`, copied into a scratch module) with its paths
+/// through the crate's module tree — `super::…` (also `super::super::…`) and `crate::…` —
+/// made absolute and handed to `place` with how many of its segments the prefix replaced,
+/// which writes the prefix where the copy finds what they name (the image of those
+/// modules, `self::__crate::…`, or the published crate). `$crate::` and
+/// names ending in `crate`/`super` are left alone.
+fn through_image(
+    text: &str,
+    path: &[String],
+    place: &dyn Fn(&[String], usize) -> String,
+) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let starts_word = |i: usize| {
+        i == 0 || {
+            let c = bytes[i - 1];
+            !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
+        }
+    };
+    // the segments `a::b::c` from `from` on (the last one not followed by `::`)
+    let segments = |from: usize| -> Vec<String> {
+        let mut segs = Vec::new();
+        let mut j = from;
+        loop {
+            let seg: String = text[j..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if seg.is_empty() {
+                break;
+            }
+            j += seg.len();
+            segs.push(seg);
+            if !text[j..].starts_with("::") {
+                break;
+            }
+            j += 2;
+        }
+        segs
+    };
+    while i < text.len() {
+        let rest = &text[i..];
+        let base = if starts_word(i) && rest.starts_with("crate::") {
+            i += "crate::".len();
+            Some(Vec::new())
+        } else if starts_word(i) && rest.starts_with("super::") {
+            let mut k = 0;
+            while text[i..].starts_with("super::") {
+                k += 1;
+                i += "super::".len();
+            }
+            Some(path[..path.len().saturating_sub(k)].to_vec())
+        } else {
+            None
+        };
+        if let Some(mut full) = base {
+            let written = full.len();
+            full.extend(segments(i));
+            out.push_str(&place(&full, written));
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 /// The text of an impl from its first attribute to its opening brace.

@@ -119,6 +119,9 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if msg.contains("only local variables declared with `let mut`") {
         return "writes outside `let mut` locals";
     }
+    if msg.contains("`impl trait` parameters") {
+        return "`impl Trait` parameter";
+    }
     if msg.contains("closure") {
         return "closures";
     }
@@ -305,7 +308,7 @@ result are floats (or float `Vec`s, slices, arrays and tuples of these; integer,
 parameters are constants) is copied from cargo's registry cache into a scratch crate with `#[differentiable]` \
 added and nothing else changed (helpers of its module annotated too; the functions, constants and statics it \
 reaches in other modules of the crate are copied along in the same module layout, functions with float parameters \
-annotated, and only `use` declarations are pointed at the copies; a top-level module that names nothing else of \
+annotated, and only `use` declarations and paths through the module tree (`super::…`, `crate::…`) are pointed at the copies; a top-level module that names nothing else of \
 its crate, such as one defining the crate's macros, is copied whole as its file is), built against this \
 repository, and checked: its value against the published function (or a plain copy when the original is \
 private), its gradient (`gradients_function!`, or `vjp!` for non-scalar results) against central finite \
