@@ -905,3 +905,46 @@ fn labeled_block_left_early() {
         assert!((tangent - (0.25 * dx - dy)).abs() < 1e-12);
     }
 }
+
+macro_rules! near {
+    ($a:expr, $b:expr) => {
+        (($a) - ($b)).abs() < 1e-12
+    };
+}
+
+/// Conditions that invoke macros (`if prec::ulps_eq!(a, 0.0)`, as statistics crates guard
+/// their special cases, `while !near!(…)`, `matches!`): booleans, kept as written.
+#[differentiable]
+fn guarded_by_macros(a: f64, x: f64) -> f64 {
+    if near!(a, 0.0) {
+        return x;
+    }
+    let mut s = x;
+    let mut k = 0;
+    while !near!(s, 0.0) && k < 3 {
+        s *= a;
+        k += 1;
+    }
+    s + if matches!(k, 3) { a * x } else { x }
+}
+
+#[test]
+fn conditions_invoking_macros() {
+    for &(a, x) in &[(0.5, 2.0), (0.0, 2.0), (-1.5, 0.3)] {
+        // a = 0: x; otherwise x a³ + a x
+        let expected = if a == 0.0 {
+            [0.0, 1.0]
+        } else {
+            [3.0 * x * a * a + x, a * a * a + a]
+        };
+        let (ga, gx) = gradients_function!(guarded_by_macros)(a, x);
+        assert_gradient_close(&[ga, gx], &expected, 1e-14);
+        if a != 0.0 {
+            let fd = finite_difference(|p| guarded_by_macros(p[0], p[1]), &[a, x]);
+            assert_gradient_close(&[ga, gx], &fd, TOL);
+        }
+        let (value, tangent) = jvp!(guarded_by_macros)(a, x, 1.0, 0.0);
+        assert_eq!(value, guarded_by_macros(a, x));
+        assert!((tangent - ga).abs() < 1e-14);
+    }
+}

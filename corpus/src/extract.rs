@@ -254,7 +254,7 @@ fn candidate(
         })
         .map(|(_, item)| item.clone())
         .collect();
-    let image = resolve::image(&resolver, own, &seed);
+    let mut image = resolve::image(&resolver, own, &seed);
     let lib = krate.name.replace('-', "_");
     let leaves_of = |i: usize| use_leaves(krate, &modules[i], modules);
     let defined: BTreeSet<String> = plain.iter().filter_map(item_name).collect();
@@ -262,6 +262,28 @@ fn candidate(
     for leaf in leaves {
         if leaf.name != "*" && defined.contains(&leaf.name) {
             continue;
+        }
+        // `use crate::prec;` of a support module: its whole copy at the scratch crate's root,
+        // which has its private items too (`prec::convergence`, `pub(crate)`)
+        if let Some((m0, path)) = &leaf.origin {
+            let support = resolver.resolve_use_all(*m0, path, 0).into_iter().find_map(|t| match t {
+                resolve::Target::Module(x) if modules[x].path.len() == 1 => {
+                    let name = &modules[x].path[0];
+                    resolver.support(name).map(|_| name.clone())
+                }
+                _ => None,
+            });
+            if let (Some(name), false) = (support, leaf.name == "*") {
+                let t = match leaf.name == name {
+                    true => format!("use crate::{name};"),
+                    false => format!("use crate::{name} as {};", leaf.name),
+                };
+                image.support.insert(name);
+                if !uses.contains(&t) {
+                    uses.push(t);
+                }
+                continue;
+            }
         }
         let Some(t) = image.leaf_text(&resolver, leaf, "self::__crate") else {
             continue;

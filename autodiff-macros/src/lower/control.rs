@@ -45,12 +45,36 @@ pub(super) fn stmt_may_exit(s: &syn::Stmt) -> bool {
 }
 
 impl Lowering<'_> {
+    /// A branch's or loop's condition: a `bool`, never differentiated. One that invokes a
+    /// macro (`if prec::ulps_eq!(a, 0.0) { … }`, `approx_eq!`, `matches!`) is kept as written
+    /// (its names renamed), a value the sweeps compute and keep like any constant, rather
+    /// than refused as a macro reading differentiable values.
+    pub(super) fn condition(&mut self, cond: &syn::Expr) -> Operand {
+        struct Macros(bool);
+        impl<'ast> syn::visit::Visit<'ast> for Macros {
+            fn visit_expr_macro(&mut self, _: &'ast syn::ExprMacro) {
+                self.0 = true;
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        }
+        let mut found = Macros(false);
+        syn::visit::Visit::visit_expr(&mut found, cond);
+        if !found.0 || expr_may_exit(cond) {
+            return self.operand_of(cond);
+        }
+        let renamed = self.renamed(cond);
+        let tokens = quote!(#renamed);
+        self.forget_snapshots_in(&tokens);
+        let v = self.inactive(tokens, cond.span());
+        self.operand(v, cond.span())
+    }
+
     pub(super) fn if_expr(&mut self, i: &syn::ExprIf) -> Value {
         if let syn::Expr::Let(l) = &*i.cond {
             return self.if_let(i, l);
         }
         let discard = std::mem::replace(&mut self.discard, false);
-        let cond = self.operand_of(&i.cond);
+        let cond = self.condition(&i.cond);
         self.discard = discard;
         // (a branch that panics or returns has no value of its own: the other decides)
         let then_diverges = block_diverges(&i.then_branch.stmts);
@@ -341,7 +365,7 @@ impl Lowering<'_> {
         }
         let label = w.label.as_ref().map(|l| l.name.ident.to_string());
         self.lower_loop(label, None, |l| {
-            let cond = l.operand_of(&w.cond);
+            let cond = l.condition(&w.cond);
             let then = l.nested(false, |l| {
                 l.block_contents(&w.body.stmts, false);
             });
