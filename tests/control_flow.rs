@@ -912,8 +912,14 @@ macro_rules! near {
     };
 }
 
+macro_rules! apart {
+    ($a:expr, $b:expr) => {
+        (($a) - ($b)).abs() >= 1e-12
+    };
+}
+
 /// Conditions that invoke macros (`if prec::ulps_eq!(a, 0.0)`, as statistics crates guard
-/// their special cases, `while !near!(…)`, `matches!`): booleans, kept as written.
+/// their special cases, `while apart!(…)`, `matches!`): booleans, kept as written.
 #[differentiable]
 fn guarded_by_macros(a: f64, x: f64) -> f64 {
     if near!(a, 0.0) {
@@ -921,7 +927,7 @@ fn guarded_by_macros(a: f64, x: f64) -> f64 {
     }
     let mut s = x;
     let mut k = 0;
-    while !near!(s, 0.0) && k < 3 {
+    while apart!(s, 0.0) && k < 3 {
         s *= a;
         k += 1;
     }
