@@ -128,8 +128,13 @@ pub struct CellInfo {
     /// reference itself, written through, and its adjoint is the caller's shadow.
     pub bound_to: Option<VarId>,
     /// A constant the cell is declared with instead of `Default::default()` (a local
-    /// array `[0.0; N]` of a const-generic length, which has no `Default`).
+    /// array `[0.0; N]` of a const-generic length, which has no `Default`; an `Option`'s
+    /// `None`).
     pub init: Option<TokenStream>,
+    /// Whether `init` is of the cell's tangent type too (an array of floats, the
+    /// placeholder of a function with const generic parameters), so that the tangent
+    /// sweep declares the cell's tangent with it; not an `Option`/`Result` placeholder.
+    pub init_fits_tangent: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -302,8 +302,8 @@ fn candidate(
     for child in &m.children {
         let mut path = m.path.clone();
         path.push(child.clone());
-        let public = modules.iter().any(|md| md.path == path && md.public)
-            && m.public_path_to_root(modules);
+        let public = (modules.iter().find(|md| md.path == path))
+            .is_some_and(|md| md.public_path_to_root(modules));
         let named = heads.iter().any(|h| h.len() > 1 && &h[0] == child);
         let bound = leaves.iter().any(|l| &l.name == child) || defined.contains(child);
         if public && named && !bound {

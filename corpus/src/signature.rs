@@ -95,6 +95,7 @@ pub struct PlainStruct {
 }
 
 /// Type aliases and plain structs of the whole crate, by name.
+#[derive(Clone)]
 pub(crate) struct CrateTypes {
     pub(crate) aliases: BTreeMap<String, syn::ItemType>,
     pub(crate) structs: BTreeMap<String, syn::ItemStruct>,
@@ -102,41 +103,33 @@ pub(crate) struct CrateTypes {
 
 impl CrateTypes {
     pub(crate) fn collect(modules: &[Module]) -> Self {
-        let mut aliases = BTreeMap::new();
-        let mut structs = BTreeMap::new();
-        for m in modules {
-            for item in &m.items {
-                match item {
-                    syn::Item::Type(t) => {
-                        aliases.insert(t.ident.to_string(), t.clone());
-                    }
-                    syn::Item::Struct(s) => {
-                        structs.insert(s.ident.to_string(), s.clone());
-                    }
-                    _ => {}
-                }
-            }
-        }
-        CrateTypes { aliases, structs }
+        let mut types = CrateTypes {
+            aliases: BTreeMap::new(),
+            structs: BTreeMap::new(),
+        };
+        modules.iter().for_each(|m| types.add(m));
+        types
     }
 
-    /// The crate's types with those `m` defines in place of others of the same name.
-    pub(crate) fn preferring(&self, m: &Module) -> CrateTypes {
-        let mut types = CrateTypes {
-            aliases: self.aliases.clone(),
-            structs: self.structs.clone(),
-        };
+    /// The type aliases and structs `m` defines, in place of any of the same name.
+    fn add(&mut self, m: &Module) {
         for item in &m.items {
             match item {
                 syn::Item::Type(t) => {
-                    types.aliases.insert(t.ident.to_string(), t.clone());
+                    self.aliases.insert(t.ident.to_string(), t.clone());
                 }
                 syn::Item::Struct(s) => {
-                    types.structs.insert(s.ident.to_string(), s.clone());
+                    self.structs.insert(s.ident.to_string(), s.clone());
                 }
                 _ => {}
             }
         }
+    }
+
+    /// The crate's types with those `m` defines in place of others of the same name.
+    pub(crate) fn preferring(&self, m: &Module) -> CrateTypes {
+        let mut types = self.clone();
+        types.add(m);
         types
     }
 }

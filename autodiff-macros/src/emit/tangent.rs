@@ -101,14 +101,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         // a local array of a const-generic length has no `Default`: its tangent starts
         // from the same constant array, or the same placeholder, overwritten where the cell
         // is first written
-        let array_init = cell.init.as_ref().filter(|init| {
-            matches!(TokenStream::clone(init).into_iter().next(),
-                Some(proc_macro2::TokenTree::Group(g))
-                    if g.delimiter() == proc_macro2::Delimiter::Bracket)
-                || TokenStream::clone(init).into_iter().any(|t| {
-                    matches!(t, proc_macro2::TokenTree::Ident(i) if i == "const_generic_placeholder")
-                })
-        });
+        let array_init = cell.init.as_ref().filter(|_| cell.init_fits_tangent);
         let decl = super::Declaration::cell(&tc, cell.ty.as_deref(), array_init);
         cells.push((tc.to_string(), decl));
     }

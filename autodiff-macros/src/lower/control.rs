@@ -472,7 +472,7 @@ impl Lowering<'_> {
 }
 
 /// What an `Option`/`Result` cell starts as (see `start_as_placeholder`).
-fn placeholder() -> TokenStream {
+pub(super) fn placeholder() -> TokenStream {
     quote!(::autodiff::__private::ops::placeholder())
 }
 

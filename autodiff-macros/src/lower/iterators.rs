@@ -718,7 +718,7 @@ fn integer_range(e: &syn::Expr) -> bool {
 /// `it.for_each(|p| body)` is `for p in it { body; }`, and `it.map(|p| body).count()` with a
 /// `body` that writes (`*o = …` through `out.iter_mut()`) is the same loop counting its
 /// iterations. A closure that returns early or uses `?` (which would leave the function
-/// from a loop) is left as written.
+/// from a loop, [`super::control::expr_may_exit`]) is left as written.
 pub(super) fn effects_as_loops(block: &syn::Block) -> syn::Block {
     struct Rewrite;
     impl syn::visit_mut::VisitMut for Rewrite {
@@ -755,7 +755,7 @@ fn as_loop(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let syn::Expr::Closure(c) = closure else {
         return None;
     };
-    if c.inputs.len() != 1 || leaves_early(&c.body) {
+    if c.inputs.len() != 1 || super::control::expr_may_exit(&c.body) {
         return None;
     }
     let pat = match &c.inputs[0] {
@@ -796,22 +796,4 @@ fn as_loop(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
             ],
         },
     }))
-}
-
-/// Whether a closure's body leaves it early (`return`, `?`) outside closures nested in it:
-/// the same body in a loop would leave the function.
-fn leaves_early(body: &syn::Expr) -> bool {
-    struct Finder(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-            self.0 = true;
-        }
-        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
-            self.0 = true;
-        }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    }
-    let mut f = Finder(false);
-    syn::visit::Visit::visit_expr(&mut f, body);
-    f.0
 }

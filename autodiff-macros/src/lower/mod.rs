@@ -320,9 +320,8 @@ fn lower_pass(
     if generics.const_params().next().is_some() {
         for cell in l.cells.iter_mut() {
             if cell.init.is_none() && cell.bound_to.is_none() {
-                cell.init = Some(quote!(
-                    ::autodiff::__private::ops::const_generic_placeholder()
-                ));
+                cell.init = Some(control::placeholder());
+                cell.init_fits_tangent = true;
             }
         }
     }
@@ -539,6 +538,7 @@ impl Lowering<'_> {
             ty,
             bound_to: None,
             init: None,
+            init_fits_tangent: false,
         });
         id
     }

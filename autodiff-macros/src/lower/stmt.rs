@@ -143,6 +143,7 @@ impl Lowering<'_> {
             if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()).cloned() {
                 let e = &init.expr;
                 self.cells[c.0].init = Some(quote!(#e));
+                self.cells[c.0].init_fits_tangent = true;
             }
         }
         if let (syn::Pat::Ident(pi), syn::Expr::Macro(m)) = (pat, &*init.expr) {

@@ -82,18 +82,6 @@ pub fn placeholder<T: Placeholder>() -> T {
     T::placeholder()
 }
 
-/// [`placeholder`] for the cells of a function with const generic parameters (its own name,
-/// so that the tangent sweep starts the cells' tangents from a placeholder too).
-///
-/// ```
-/// let a: [f64; 2] = autodiff_runtime::ops::const_generic_placeholder();
-/// assert_eq!(a, [0.0; 2]);
-/// ```
-#[inline(always)]
-pub fn const_generic_placeholder<T: Placeholder>() -> T {
-    T::placeholder()
-}
-
 /// See [`placeholder`].
 pub trait Placeholder {
     /// `None`, or `Ok(Default::default())`.
