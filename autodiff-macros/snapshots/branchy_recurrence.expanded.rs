@@ -14,55 +14,18 @@ fn recurrence(a: f64, b: f64, n: usize) -> f64 {
     y
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct recurrence {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl recurrence {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "recurrence",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "a",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "b",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "n",
-                differentiable: false,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
-        ::autodiff::__private::select::Sel2::<0usize, 1usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "recurrence",
+        &["a", "b", "n"],
+        &[2],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel2<0, 1> {
+        ::autodiff::__private::select::Sel2
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp(
         __v0: f64,
@@ -89,7 +52,6 @@ impl recurrence {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected(
         __v0: f64,
@@ -105,7 +67,6 @@ impl recurrence {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into(
         __v0: f64,
@@ -235,7 +196,6 @@ impl recurrence {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow(
         __v0: f64,
@@ -267,18 +227,10 @@ impl recurrence {
             { __pullback(__dy, __s0, __s1, __s2) },
         )
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp(
         __v0: f64,
@@ -330,7 +282,6 @@ impl recurrence {
         let __ty: f64 = __tv14;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts(
@@ -348,7 +299,6 @@ impl recurrence {
         let __tv2 = ::autodiff::__private::NoTangent;
         Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(
         f64,
@@ -370,41 +320,31 @@ impl recurrence {
             )
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function() -> fn(f64, f64, usize, f64, f64) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function() -> fn(f64, f64, usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, usize, __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel2<__S, __I0, __I1>(
         _selection: __S,
     ) -> fn(f64, f64, usize, __I0, __I1) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`recurrence` has 2 differentiable parameters (`a`, `b`): `jacobian!` needs exactly one; select it with `params = [\"a\"]`",
     );
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
 }
 impl ::autodiff::__private::entry::Jvp3 for recurrence {

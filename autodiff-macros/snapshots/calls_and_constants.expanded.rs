@@ -5,55 +5,18 @@ fn energy<T: Float>(x: T, y: T, n: i32) -> T {
     s.powi(n) / r
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct energy {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl energy {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "energy",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "y",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "n",
-                differentiable: false,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel2<0usize, 1usize> {
-        ::autodiff::__private::select::Sel2::<0usize, 1usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "energy",
+        &["x", "y", "n"],
+        &[2],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel2<0, 1> {
+        ::autodiff::__private::select::Sel2
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp<T: Float>(
         __v0: T,
@@ -87,7 +50,6 @@ impl energy {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected<T: Float>(
         __v0: T,
@@ -114,7 +76,6 @@ impl energy {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into<T: Float>(
         __v0: T,
@@ -189,7 +150,6 @@ impl energy {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow<T: Float>(
         __v0: T,
@@ -228,7 +188,6 @@ impl energy {
             { __pullback(__dy, __s0, __s1, __s2) },
         )
     }
-    #[doc(hidden)]
     fn __gradients_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -267,7 +226,6 @@ impl energy {
         >(_selection);
         move |__v0: T, __v1: T, __v2: i32| __value_and_gradients(__v0, __v1, __v2).1
     }
-    #[doc(hidden)]
     fn __value_and_gradients_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -331,7 +289,6 @@ impl energy {
             )
         }
     }
-    #[doc(hidden)]
     fn __accumulate_gradients<__S, T: Float>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -400,11 +357,9 @@ impl energy {
             __value
         }
     }
-    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
-    #[doc(hidden)]
     const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
         if depth == 0 {
             return ::core::option::Option::None;
@@ -413,7 +368,6 @@ impl energy {
             &[::core::option::Option::None, weighted_sum::__forward_at(depth - 1)],
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp<T: Float>(
         __v0: T,
@@ -460,7 +414,6 @@ impl energy {
         let __ty: T = __tv9;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts<T: Float>(
@@ -495,7 +448,6 @@ impl energy {
         let __tv2 = ::autodiff::__private::NoTangent;
         Self::__jvp::<T>(__v0, __v1, __v2, __tv0, __tv1, __tv2)
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function<T: Float>() -> impl ::core::ops::Fn(
         T,
@@ -522,7 +474,6 @@ impl energy {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel1<__S, T: Float>(
         _selection: __S,
@@ -537,7 +488,6 @@ impl energy {
             Self::__jvp_opts::<T>(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel2<__S, T: Float>(
         _selection: __S,
@@ -552,9 +502,7 @@ impl energy {
             Self::__jvp_opts::<T>(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __hvp_opts<T: Float>(
@@ -592,7 +540,6 @@ impl energy {
             ::core::option::Option::None,
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __hvp_function<T: Float>() -> impl ::core::ops::Fn(
         T,
@@ -624,7 +571,6 @@ impl energy {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __hvp_sel1<__S, T: Float>(
         _selection: __S,
@@ -675,7 +621,6 @@ impl energy {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __hvp_sel2<__S, T: Float>(
         _selection: __S,
@@ -727,18 +672,15 @@ impl energy {
             )
         }
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`energy` has 2 differentiable parameters: `hessian!` needs exactly one, or `params = [\"…\"]` selecting one",
     );
-    #[doc(hidden)]
     fn __hessian_function<T: Float>() -> fn(T, T, i32) -> !
     where
         T: ::autodiff::__private::Real,
     {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     #[inline]
     fn __hessian_sel1<__S, T: Float>(
         _selection: __S,
@@ -830,15 +772,11 @@ impl energy {
             >>::select(__outs)
         }
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`energy` has 2 differentiable parameters (`x`, `y`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
     );
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
     fn __jacobian_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

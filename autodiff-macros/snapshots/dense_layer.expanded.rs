@@ -6,55 +6,18 @@ fn dense(x: &Array2<f64>, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
     h.mapv(f64::tanh).sum()
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct dense {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl dense {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "dense",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "w",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "b",
-                differentiable: true,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel3<0usize, 1usize, 2usize> {
-        ::autodiff::__private::select::Sel3::<0usize, 1usize, 2usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "dense",
+        &["x", "w", "b"],
+        &[],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel3<0, 1, 2> {
+        ::autodiff::__private::select::Sel3
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
@@ -85,7 +48,6 @@ impl dense {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
@@ -110,7 +72,6 @@ impl dense {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
@@ -151,7 +112,6 @@ impl dense {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
@@ -222,7 +182,6 @@ impl dense {
             },
         )
     }
-    #[doc(hidden)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -265,7 +224,6 @@ impl dense {
             __value_and_gradients(__v0, __v1, __v2).1
         }
     }
-    #[doc(hidden)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -340,7 +298,6 @@ impl dense {
             )
         }
     }
-    #[doc(hidden)]
     fn __accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -431,18 +388,10 @@ impl dense {
             __value
         }
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
@@ -472,7 +421,6 @@ impl dense {
         let __ty: f64 = __tv6;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
@@ -513,7 +461,6 @@ impl dense {
         ::autodiff::__private::forward::check_shape(&__v2, &__tv2, "dense", "b");
         Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> impl ::core::ops::Fn(
         &Array2<f64>,
@@ -536,7 +483,6 @@ impl dense {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
@@ -559,7 +505,6 @@ impl dense {
             Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
@@ -583,7 +528,6 @@ impl dense {
             Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
@@ -608,11 +552,9 @@ impl dense {
             Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1, __sel2))
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
@@ -623,9 +565,7 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
@@ -633,7 +573,6 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0>(
         _selection: __S,
     ) -> fn(
@@ -644,7 +583,6 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1>(
         _selection: __S,
     ) -> fn(
@@ -656,7 +594,6 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn(
@@ -669,7 +606,6 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
         _selection: __S,
     ) -> fn(
@@ -679,15 +615,11 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`dense` has 3 differentiable parameters (`x`, `w`, `b`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
     );
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
     fn __jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -4,55 +4,18 @@ fn cross_rotated(__autodiff_arg0: [f64; 2], m: &[[f64; 2]; 2], b: [f64; 3]) -> [
     [b[1] * r - b[2] * t, b[2] * x - b[0] * r, b[0] * t - b[1] * x]
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct cross_rotated {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl cross_rotated {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "cross_rotated",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "[x, y]",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "m",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "b",
-                differentiable: true,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel3<0usize, 1usize, 2usize> {
-        ::autodiff::__private::select::Sel3::<0usize, 1usize, 2usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "cross_rotated",
+        &["[x, y]", "m", "b"],
+        &[],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel3<0, 1, 2> {
+        ::autodiff::__private::select::Sel3
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp<'__autodiff_l0>(
         __v0: [f64; 2],
@@ -83,7 +46,6 @@ impl cross_rotated {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected<'__autodiff_l0>(
         __v0: [f64; 2],
@@ -108,7 +70,6 @@ impl cross_rotated {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: [f64; 2],
@@ -149,7 +110,6 @@ impl cross_rotated {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: [f64; 2],
@@ -348,7 +308,6 @@ impl cross_rotated {
             },
         )
     }
-    #[doc(hidden)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -383,7 +342,6 @@ impl cross_rotated {
             __value_and_gradients(__v0, __v1, __v2).1
         }
     }
-    #[doc(hidden)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -442,7 +400,6 @@ impl cross_rotated {
             )
         }
     }
-    #[doc(hidden)]
     fn __accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -505,26 +462,14 @@ impl cross_rotated {
             __value
         }
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "forward mode does not take a parameter of nested sequences yet (`m`)",
     );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::Some(
-                "forward mode does not take a parameter of nested sequences yet (`m`)",
-            );
-        }
-        ::autodiff::__private::forward::first_reason(
-            &[
-                ::core::option::Option::Some(
-                    "forward mode does not take a parameter of nested sequences yet (`m`)",
-                ),
-            ],
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::Some(
+            "forward mode does not take a parameter of nested sequences yet (`m`)",
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(
         __v0: [f64; 2],
@@ -538,7 +483,6 @@ impl cross_rotated {
             "{}", "forward mode does not take a parameter of nested sequences yet (`m`)"
         )
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
@@ -555,7 +499,6 @@ impl cross_rotated {
             "forward mode does not take a parameter of nested sequences yet (`m`)"
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         [f64; 2],
@@ -572,7 +515,6 @@ impl cross_rotated {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,
@@ -594,7 +536,6 @@ impl cross_rotated {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel2<'__autodiff_l0, __S>(
         _selection: __S,
@@ -617,7 +558,6 @@ impl cross_rotated {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_sel3<'__autodiff_l0, __S>(
         _selection: __S,
@@ -641,11 +581,9 @@ impl cross_rotated {
             )
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn cross_rotated<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function<'__autodiff_l0>() -> fn(
         [f64; 2],
         &'__autodiff_l0 [[f64; 2]; 2],
@@ -656,9 +594,7 @@ impl cross_rotated {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0>() -> fn(
         [f64; 2],
         &'__autodiff_l0 [[f64; 2]; 2],
@@ -666,39 +602,31 @@ impl cross_rotated {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel2<'__autodiff_l0, __S, __I0, __I1>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel3<'__autodiff_l0, __S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3], __I0, __I1, __I2) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn([f64; 2], &'__autodiff_l0 [[f64; 2]; 2], [f64; 3]) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`cross_rotated` has 3 differentiable parameters (`__autodiff_arg0`, `m`, `b`): `jacobian!` needs exactly one; select it with `params = [\"__autodiff_arg0\"]`",
     );
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
-    #[doc(hidden)]
     fn __jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

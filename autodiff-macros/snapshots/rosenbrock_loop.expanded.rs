@@ -11,47 +11,18 @@ fn rosenbrock(x: &[f64]) -> f64 {
     sum
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct rosenbrock {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl rosenbrock {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "rosenbrock",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
-        ::autodiff::__private::select::Sel1::<0usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "rosenbrock",
+        &["x"],
+        &[],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel1<0> {
+        ::autodiff::__private::select::Sel1
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -71,7 +42,6 @@ impl rosenbrock {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -176,7 +146,6 @@ impl rosenbrock {
             },
         )
     }
-    #[doc(hidden)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -195,7 +164,6 @@ impl rosenbrock {
         >(_selection);
         move |__v0: &[f64]| __value_and_gradients(__v0).1
     }
-    #[doc(hidden)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -225,7 +193,6 @@ impl rosenbrock {
             )
         }
     }
-    #[doc(hidden)]
     fn __accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -264,7 +231,6 @@ impl rosenbrock {
             __value
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -348,18 +314,10 @@ impl rosenbrock {
         ::autodiff::__private::ops::reset_d0(&mut __dc0);
         (__v16, (::autodiff::__private::finish_tangent(&__v0, __d0),))
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
         let __tv0 = &__tv0[..__v0.len()];
@@ -409,7 +367,6 @@ impl rosenbrock {
         let __ty: f64 = __tv16;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
@@ -428,40 +385,31 @@ impl rosenbrock {
         ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "rosenbrock", "x");
         Self::__jvp(__v0, __tv0)
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`rosenbrock` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn rosenbrock<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 [f64],
         &'__autodiff_l0 [f64],
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64]) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64]) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
 }
 impl ::autodiff::__private::entry::Jvp1 for rosenbrock {

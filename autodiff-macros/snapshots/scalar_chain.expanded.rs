@@ -9,51 +9,18 @@ fn chain(x: f64, n: usize) -> f64 {
     y
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct chain {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl chain {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "chain",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "n",
-                differentiable: false,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
-        ::autodiff::__private::select::Sel1::<0usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "chain",
+        &["x", "n"],
+        &[1],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel1<0> {
+        ::autodiff::__private::select::Sel1
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp(
         __v0: f64,
@@ -76,7 +43,6 @@ impl chain {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected(
         __v0: f64,
@@ -91,7 +57,6 @@ impl chain {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into(
         __v0: f64,
@@ -179,7 +144,6 @@ impl chain {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow(
         __v0: f64,
@@ -206,18 +170,10 @@ impl chain {
             { __pullback(__dy, __s0, __s1) },
         )
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp(
         __v0: f64,
@@ -255,7 +211,6 @@ impl chain {
         let __ty: f64 = __tv10;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts(
@@ -270,7 +225,6 @@ impl chain {
         let __tv1 = ::autodiff::__private::NoTangent;
         Self::__jvp(__v0, __v1, __tv0, __tv1)
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
         move |__v0, __v1, __tv0| {
@@ -281,33 +235,24 @@ impl chain {
             )
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function() -> fn(f64, usize, f64) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function() -> fn(f64, usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
 }
 impl ::autodiff::__private::entry::Jvp2 for chain {

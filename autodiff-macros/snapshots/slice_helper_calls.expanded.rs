@@ -12,51 +12,18 @@ fn sum_picks(v: &[f64], n: usize) -> f64 {
     s
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct sum_picks {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl sum_picks {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "sum_picks",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "v",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "n",
-                differentiable: false,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel1<0usize> {
-        ::autodiff::__private::select::Sel1::<0usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "sum_picks",
+        &["v", "n"],
+        &[1],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel1<0> {
+        ::autodiff::__private::select::Sel1
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -85,7 +52,6 @@ impl sum_picks {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_selected<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -103,7 +69,6 @@ impl sum_picks {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -180,7 +145,6 @@ impl sum_picks {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -262,7 +226,6 @@ impl sum_picks {
             },
         )
     }
-    #[doc(hidden)]
     fn __gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -288,7 +251,6 @@ impl sum_picks {
         >(_selection);
         move |__v0: &[f64], __v1: usize| __value_and_gradients(__v0, __v1).1
     }
-    #[doc(hidden)]
     fn __value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -332,7 +294,6 @@ impl sum_picks {
             )
         }
     }
-    #[doc(hidden)]
     fn __accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -387,7 +348,6 @@ impl sum_picks {
             __value
         }
     }
-    #[doc(hidden)]
     #[inline]
     fn __seeded<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -438,11 +398,9 @@ impl sum_picks {
             ),
         )
     }
-    #[doc(hidden)]
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
-    #[doc(hidden)]
     const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
         if depth == 0 {
             return ::core::option::Option::None;
@@ -451,7 +409,6 @@ impl sum_picks {
             &[::core::option::Option::None, pick::__forward_at(depth - 1)],
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -496,7 +453,6 @@ impl sum_picks {
         let __ty: f64 = __tv8;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts<'__autodiff_l0>(
@@ -520,7 +476,6 @@ impl sum_picks {
         let __tv1 = ::autodiff::__private::NoTangent;
         Self::__jvp(__v0, __v1, __tv0, __tv1)
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &[f64],
@@ -535,11 +490,9 @@ impl sum_picks {
             )
         }
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn sum_picks<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 [f64],
         usize,
@@ -547,29 +500,22 @@ impl sum_picks {
     ) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64], usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], usize, __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 [f64], usize) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
 }
 impl ::autodiff::__private::entry::Jvp2 for sum_picks {

@@ -19,75 +19,23 @@ impl Continuous<f64, f64> for Exp {
         self.pdf(x).ln() + self.base.ln_pdf(x)
     }
 }
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl Exp {
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub const __autodiff_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "pdf",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "self",
-                differentiable: false,
-            },
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-        ],
-    };
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const __autodiff_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "pdf",
+        &["self", "x"],
+        &[0],
+    );
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub const fn __autodiff_pdf_all() -> ::autodiff::__private::select::Sel1<1usize> {
-        ::autodiff::__private::select::Sel1::<1usize>
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const fn __autodiff_pdf_all() -> ::autodiff::__private::select::Sel1<1> {
+        ::autodiff::__private::select::Sel1
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -113,18 +61,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -141,18 +78,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -238,18 +164,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_reborrow<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -284,18 +199,7 @@ impl Exp {
         )
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -322,18 +226,7 @@ impl Exp {
         move |__v0: &Self, __v1: f64| __value_and_gradients(__v0, __v1).1
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -379,18 +272,7 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -438,56 +320,18 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = Self::__autodiff_pdf_forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const fn __autodiff_pdf_forward_at(
-        depth: u32,
+        _: u32,
     ) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+        ::core::option::Option::None
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -534,18 +378,7 @@ impl Exp {
     #[doc(hidden)]
     #[inline]
     #[track_caller]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 Self,
         __v1: f64,
@@ -560,18 +393,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &Self,
         f64,
@@ -587,18 +409,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -616,34 +427,12 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
     );
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
@@ -652,32 +441,10 @@ impl Exp {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_HESSIAN: ::core::option::Option<&'static str> = Self::__autodiff_pdf_HVP;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_hessian_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
@@ -685,96 +452,30 @@ impl Exp {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_JACOBIAN_K: usize = 1usize;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -838,61 +539,20 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub const __autodiff_ln_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "ln_pdf",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "self",
-                differentiable: false,
-            },
-            ::autodiff::__private::select::Param {
-                name: "x",
-                differentiable: true,
-            },
-        ],
-    };
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const __autodiff_ln_pdf_SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "ln_pdf",
+        &["self", "x"],
+        &[0],
+    );
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
-    pub const fn __autodiff_ln_pdf_all() -> ::autodiff::__private::select::Sel1<1usize> {
-        ::autodiff::__private::select::Sel1::<1usize>
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const fn __autodiff_ln_pdf_all() -> ::autodiff::__private::select::Sel1<1> {
+        ::autodiff::__private::select::Sel1
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -918,18 +578,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -946,18 +595,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -1016,18 +654,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_reborrow<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -1095,18 +722,7 @@ impl Exp {
         )
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -1133,18 +749,7 @@ impl Exp {
         move |__v0: &Self, __v1: f64| __value_and_gradients(__v0, __v1).1
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_value_and_gradients_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -1190,18 +795,7 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_accumulate_gradients<__S>(
         _selection: __S,
     ) -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -1249,34 +843,12 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_FORWARD: ::core::option::Option<&'static str> = Self::__autodiff_ln_pdf_forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const fn __autodiff_ln_pdf_forward_at(
         depth: u32,
     ) -> ::core::option::Option<&'static str> {
@@ -1289,18 +861,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
         __v1: f64,
@@ -1356,18 +917,7 @@ impl Exp {
     #[doc(hidden)]
     #[inline]
     #[track_caller]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 Self,
         __v1: f64,
@@ -1382,18 +932,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &Self,
         f64,
@@ -1409,18 +948,7 @@ impl Exp {
     }
     #[doc(hidden)]
     #[inline]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -1438,34 +966,12 @@ impl Exp {
         }
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`ln_pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
     );
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
@@ -1474,32 +980,10 @@ impl Exp {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_HESSIAN: ::core::option::Option<&'static str> = Self::__autodiff_ln_pdf_HVP;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_hessian_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 Self,
         f64,
@@ -1507,96 +991,30 @@ impl Exp {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_hvp_sel1<'__autodiff_l0, __S, __I0>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64, __I0) -> ! {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_hessian_sel1<'__autodiff_l0, __S>(
         _selection: __S,
     ) -> fn(&'__autodiff_l0 Self, f64) -> ! {
         ::core::unreachable!()
     }
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_JACOBIAN_K: usize = 1usize;
     #[doc(hidden)]
-    #[allow(
-        dead_code,
-        non_snake_case,
-        non_upper_case_globals,
-        non_camel_case_types,
-        unused_mut,
-        unused_variables,
-        unused_parens,
-        unused_assignments,
-        clippy::all,
-        clippy::pedantic
-    )]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -1660,18 +1078,7 @@ impl Exp {
         }
     }
 }
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::methods::Annotated<
     { ::autodiff::__private::methods::method_id("pdf") },
 > for Exp {
@@ -1681,18 +1088,7 @@ impl ::autodiff::__private::methods::Annotated<
         self
     }
 }
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::methods::Annotated<
     { ::autodiff::__private::methods::method_id("ln_pdf") },
 > for Exp {

@@ -10,64 +10,18 @@ fn weighted_sum(w1: f64, x1: f64, w2: f64, x2: f64) -> f64 {
     w1 * x1 + w2 * x2
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 struct weighted_sum {}
-#[allow(
-    dead_code,
-    non_snake_case,
-    non_upper_case_globals,
-    non_camel_case_types,
-    unused_mut,
-    unused_variables,
-    unused_parens,
-    unused_assignments,
-    clippy::all,
-    clippy::pedantic
-)]
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl weighted_sum {
-    #[doc(hidden)]
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature {
-        function: "weighted_sum",
-        params: &[
-            ::autodiff::__private::select::Param {
-                name: "w1",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "x1",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "w2",
-                differentiable: true,
-            },
-            ::autodiff::__private::select::Param {
-                name: "x2",
-                differentiable: true,
-            },
-        ],
-    };
-    #[doc(hidden)]
-    const fn __all() -> ::autodiff::__private::select::Sel4<
-        0usize,
-        1usize,
-        2usize,
-        3usize,
-    > {
-        ::autodiff::__private::select::Sel4::<0usize, 1usize, 2usize, 3usize>
+    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
+        "weighted_sum",
+        &["w1", "x1", "w2", "x2"],
+        &[],
+    );
+    const fn __all() -> ::autodiff::__private::select::Sel4<0, 1, 2, 3> {
+        ::autodiff::__private::select::Sel4
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_into(
         __v0: f64,
@@ -113,7 +67,6 @@ impl weighted_sum {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
     fn __vjp_reborrow(
         __v0: f64,
@@ -150,18 +103,10 @@ impl weighted_sum {
             { __pullback(__dy, __s0, __s1, __s2, __s3) },
         )
     }
-    #[doc(hidden)]
-    const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
-        ::autodiff::__private::forward::CALL_DEPTH,
-    );
-    #[doc(hidden)]
-    const fn __forward_at(depth: u32) -> ::core::option::Option<&'static str> {
-        if depth == 0 {
-            return ::core::option::Option::None;
-        }
-        ::autodiff::__private::forward::first_reason(&[::core::option::Option::None])
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
     fn __jvp(
         __v0: f64,
@@ -186,7 +131,6 @@ impl weighted_sum {
         let __ty: f64 = __tv6;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
     fn __jvp_opts(
@@ -202,53 +146,41 @@ impl weighted_sum {
         let __tv3: f64 = __o.3.unwrap_or(0.0);
         Self::__jvp(__v0, __v1, __v2, __v3, __tv0, __tv1, __tv2, __tv3)
     }
-    #[doc(hidden)]
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`weighted_sum` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn weighted_sum<T: Float>(…) -> T` with `T` for `f64`",
     );
-    #[doc(hidden)]
     fn __hvp_function() -> fn(f64, f64, f64, f64, f64, f64, f64, f64) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    #[doc(hidden)]
     fn __hessian_function() -> fn(f64, f64, f64, f64) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, f64, f64, __I0) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel2<__S, __I0, __I1>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel3<__S, __I0, __I1, __I2>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hvp_sel4<__S, __I0, __I1, __I2, __I3>(
         _selection: __S,
     ) -> fn(f64, f64, f64, f64, __I0, __I1, __I2, __I3) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, f64, f64) -> ! {
         ::core::unreachable!()
     }
-    #[doc(hidden)]
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
     const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`weighted_sum` has 4 differentiable parameters (`w1`, `x1`, `w2`, `x2`): `jacobian!` needs exactly one; select it with `params = [\"w1\"]`",
     );
-    #[doc(hidden)]
     const __JACOBIAN_K: usize = 0usize;
 }
 impl ::autodiff::__private::entry::Jvp4 for weighted_sum {

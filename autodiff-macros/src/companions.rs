@@ -26,29 +26,16 @@ impl ToTokens for Rt {
 
 /// The lints generated items allow, each for a reason:
 ///
-/// * `dead_code`: a companion no helper or caller uses (most functions use one or two);
-/// * `non_snake_case`, `non_upper_case_globals`, `non_camel_case_types`: companions are
-///   named after the function (`__autodiff_Model_forward_vjp`, the struct `loss {}` that
-///   carries a free function's companions, its `__SIGNATURE`);
-/// * `unused_mut`, `unused_variables`, `unused_parens`, `unused_assignments`: the sweeps
-///   are generated uniformly (every cell is `mut`, every operand parenthesised, a saved
-///   value may go unread on some path);
+/// * `unused` (`dead_code`, `unused_mut`, `unused_variables`, `unused_parens`,
+///   `unused_assignments`, …): a companion no helper or caller uses (most functions use one
+///   or two); the sweeps are generated uniformly (every cell is `mut`, every operand
+///   parenthesised, a saved value may go unread on some path);
+/// * `nonstandard_style`: companions are named after the function
+///   (`__autodiff_Model_forward_vjp`, the struct `loss {}` that carries a free function's
+///   companions, its `__SIGNATURE`);
 /// * `clippy::all`, `clippy::pedantic`: generated code follows the IR, not style.
 pub fn lint_allows() -> TokenStream {
-    quote! {
-        #[allow(
-            dead_code,
-            non_snake_case,
-            non_upper_case_globals,
-            non_camel_case_types,
-            unused_mut,
-            unused_variables,
-            unused_parens,
-            unused_assignments,
-            clippy::all,
-            clippy::pedantic
-        )]
-    }
+    quote!(#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)])
 }
 
 /// [`lint_allows`] for a method's companions (siblings in its `impl`, which the companion
@@ -457,10 +444,10 @@ pub fn companions(
     };
     let options = quote!((#(::core::option::Option<#tangents>,)*));
 
-    let params_info = sig.params.iter().map(|p| {
-        let (n, d) = (&p.label, p.differentiable);
-        quote!(#rt::select::Param { name: #n, differentiable: #d })
-    });
+    let labels = sig.params.iter().map(|p| &p.label);
+    let constants = (0..sig.params.len())
+        .filter(|i| !sig.params[*i].differentiable)
+        .map(proc_macro2::Literal::usize_unsuffixed);
     let (all_selection, all_value) = if positions.is_empty() || positions.len() > 8 {
         (
             quote!(#rt::select::NoSelection),
@@ -468,9 +455,12 @@ pub fn companions(
         )
     } else {
         let sel = format_ident!("Sel{}", positions.len());
+        let positions = positions
+            .iter()
+            .map(|p| proc_macro2::Literal::usize_unsuffixed(*p));
         (
             quote!(#rt::select::#sel<#(#positions),*>),
-            quote!(#rt::select::#sel::<#(#positions),*>),
+            quote!(#rt::select::#sel),
         )
     };
 
@@ -931,10 +921,8 @@ pub fn companions(
     let items = quote! {
         #[doc(hidden)]
         #allow
-        #vis const #signature: #rt::select::Signature = #rt::select::Signature {
-            function: #name,
-            params: &[#(#params_info),*],
-        };
+        #vis const #signature: #rt::select::Signature =
+            #rt::select::Signature::new(#name, &[#(#labels),*], &[#(#constants),*]);
 
         #[doc(hidden)]
         #allow
@@ -990,6 +978,8 @@ pub fn companions(
     if sig.is_method {
         return items;
     }
+    // (the struct is hidden from the documentation, and its associated items with it)
+    let items = without_doc_hidden(items);
     quote! {
         #[doc(hidden)]
         #all_lints
@@ -1002,6 +992,29 @@ pub fn companions(
 
         #entry_impl
     }
+}
+
+/// `items` without the `#[doc(hidden)]` attributes written on them (not those inside them).
+fn without_doc_hidden(items: TokenStream) -> TokenStream {
+    use proc_macro2::TokenTree;
+    let is_doc_hidden = |tt: &TokenTree| {
+        matches!(tt, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket
+            && g.stream().to_string().replace(' ', "") == "doc(hidden)")
+    };
+    let tokens: Vec<TokenTree> = items.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if matches!(&tokens[i], TokenTree::Punct(p) if p.as_char() == '#')
+            && tokens.get(i + 1).is_some_and(is_doc_hidden)
+        {
+            i += 2;
+            continue;
+        }
+        out.extend(std::iter::once(tokens[i].clone()));
+        i += 1;
+    }
+    out
 }
 
 /// The parameters' kinds of a function whose helpers' entry points the runtime writes

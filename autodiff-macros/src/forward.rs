@@ -370,22 +370,40 @@ pub fn companions(
         Some(r) => quote!(::core::panic!("{}", #r)),
         None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* (#(#all_opts,)*))),
     };
-    let mut items = quote! {
-        #[doc(hidden)]
-        #allow
-        #vis const #forward: ::core::option::Option<&'static str> =
-            #owner #forward_at(#rt::forward::CALL_DEPTH);
-
-        // The reason of the function or of a callee at most `depth` calls down: a walk
-        // bounded by depth, so that functions calling each other (mutual recursion) make no
-        // cycle of constants; a reason deeper than that is the panic of the callee's `__jvp`.
-        #[doc(hidden)]
-        #allow
-        #vis const fn #forward_at(depth: u32) -> ::core::option::Option<&'static str> {
+    // The reason of the function or of a callee at most `depth` calls down: a walk bounded
+    // by depth, so that functions calling each other (mutual recursion) make no cycle of
+    // constants; a reason deeper than that is the panic of the callee's `__jvp`. (Without
+    // callees, the function's own reason at every depth.)
+    let reasons = if callee_reasons.is_empty() {
+        quote!(#own)
+    } else {
+        quote! {
             if depth == 0 {
                 return #own;
             }
             #rt::forward::first_reason(&[#own, #(#callee_reasons(depth - 1)),*])
+        }
+    };
+    let depth = if callee_reasons.is_empty() {
+        quote!(_)
+    } else {
+        quote!(depth)
+    };
+    let forward_value = if callee_reasons.is_empty() {
+        own.clone()
+    } else {
+        quote!(#owner #forward_at(#rt::forward::CALL_DEPTH))
+    };
+    let reason_ty = quote!(::core::option::Option<&'static str>);
+    let mut items = quote! {
+        #[doc(hidden)]
+        #allow
+        #vis const #forward: #reason_ty = #forward_value;
+
+        #[doc(hidden)]
+        #allow
+        #vis const fn #forward_at(#depth: u32) -> #reason_ty {
+            #reasons
         }
 
         #[doc(hidden)]

@@ -3,22 +3,52 @@
 //!
 //! Not a public API: generated code reaches it through the facade's hidden path.
 
-/// One parameter of a differentiable function, as the attribute saw it.
-#[derive(Clone, Copy, Debug)]
-pub struct Param {
-    /// The parameter's name (`"self"` for a receiver, `"_0"` for a pattern).
-    pub name: &'static str,
-    /// Whether the parameter gets a gradient.
-    pub differentiable: bool,
-}
-
-/// A differentiable function's parameters, in signature order.
+/// A differentiable function's parameters, in signature order: their names (`"self"` for
+/// a receiver, `"_0"` for a pattern) and the positions of those that get no gradient.
 #[derive(Clone, Copy, Debug)]
 pub struct Signature {
-    /// The function's name.
-    pub function: &'static str,
-    /// Its parameters.
-    pub params: &'static [Param],
+    function: &'static str,
+    names: &'static [&'static str],
+    constants: &'static [usize],
+}
+
+impl Signature {
+    /// The signature of `function`, whose parameters are `names` and whose parameters at
+    /// `constants` get no gradient.
+    pub const fn new(
+        function: &'static str,
+        names: &'static [&'static str],
+        constants: &'static [usize],
+    ) -> Self {
+        Signature {
+            function,
+            names,
+            constants,
+        }
+    }
+    /// The number of parameters.
+    pub const fn len(&self) -> usize {
+        self.names.len()
+    }
+    /// Whether the function has no parameters.
+    pub const fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    /// The name of the parameter at `i`.
+    pub const fn name(&self, i: usize) -> &'static str {
+        self.names[i]
+    }
+    /// Whether the parameter at `i` gets a gradient.
+    pub const fn differentiable(&self, i: usize) -> bool {
+        let mut k = 0;
+        while k < self.constants.len() {
+            if self.constants[k] == i {
+                return false;
+            }
+            k += 1;
+        }
+        true
+    }
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -84,14 +114,14 @@ impl Message {
             .push("` are: ");
         let mut i = 0;
         let mut first = true;
-        while i < sig.params.len() {
-            if sig.params[i].differentiable {
+        while i < sig.len() {
+            if sig.differentiable(i) {
                 if !first {
                     m = m.push(", ");
                 }
                 m = m
                     .push("`")
-                    .push(sig.params[i].name)
+                    .push(sig.name(i))
                     .push("` (")
                     .push_usize(i)
                     .push(")");
@@ -151,9 +181,9 @@ impl Lookup {
 /// or constant), listing the differentiable parameters.
 pub const fn lookup_name(sig: &Signature, name: &str) -> Lookup {
     let mut i = 0;
-    while i < sig.params.len() {
-        if str_eq(sig.params[i].name, name) {
-            if sig.params[i].differentiable {
+    while i < sig.len() {
+        if str_eq(sig.name(i), name) {
+            if sig.differentiable(i) {
                 return Lookup::found(i);
             }
             return Lookup::failed(
@@ -183,7 +213,7 @@ pub const fn lookup_name(sig: &Signature, name: &str) -> Lookup {
 
 /// Looks up the parameter at `position`: it, or why it has no gradient.
 pub const fn lookup_position(sig: &Signature, position: usize) -> Lookup {
-    if position >= sig.params.len() {
+    if position >= sig.len() {
         return Lookup::failed(
             Message::new()
                 .push("`")
@@ -191,12 +221,12 @@ pub const fn lookup_position(sig: &Signature, position: usize) -> Lookup {
                 .push("` has no parameter at position ")
                 .push_usize(position)
                 .push(" (it has ")
-                .push_usize(sig.params.len())
+                .push_usize(sig.len())
                 .push(")")
                 .differentiable_list(sig),
         );
     }
-    if !sig.params[position].differentiable {
+    if !sig.differentiable(position) {
         return Lookup::failed(
             Message::new()
                 .push("parameter ")
@@ -204,7 +234,7 @@ pub const fn lookup_position(sig: &Signature, position: usize) -> Lookup {
                 .push(" of `")
                 .push(sig.function)
                 .push("`, `")
-                .push(sig.params[position].name)
+                .push(sig.name(position))
                 .push("`, is a constant and has no gradient")
                 .differentiable_list(sig),
         );
@@ -461,23 +491,7 @@ impl<S, O: ScalarOutput> ScalarOutputFor<O> for S {
 mod tests {
     use super::*;
 
-    const SIG: Signature = Signature {
-        function: "f",
-        params: &[
-            Param {
-                name: "a",
-                differentiable: true,
-            },
-            Param {
-                name: "n",
-                differentiable: false,
-            },
-            Param {
-                name: "b",
-                differentiable: true,
-            },
-        ],
-    };
+    const SIG: Signature = Signature::new("f", &["a", "n", "b"], &[1]);
 
     #[test]
     fn finds_names_and_positions() {
