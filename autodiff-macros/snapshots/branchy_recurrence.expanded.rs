@@ -18,11 +18,6 @@ fn recurrence(a: f64, b: f64, n: usize) -> f64 {
 struct recurrence {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl recurrence {
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
-        "recurrence",
-        &["a", "b", "n"],
-        &[2],
-    );
     const fn __all() -> ::autodiff::__private::select::Sel2<0, 1> {
         ::autodiff::__private::select::Sel2
     }
@@ -38,7 +33,11 @@ impl recurrence {
         ) -> (f64, f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = recurrence;
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
+        let (__value, __pullback) = <Self as ::autodiff::__private::entry::Reverse3>::__vjp_into(
+            __v0,
+            __v1,
+            __v2,
+        );
         (
             __value,
             move |__dy: f64| {
@@ -67,8 +66,130 @@ impl recurrence {
             },
         )
     }
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
+    }
     #[inline]
-    fn __vjp_into(
+    fn __jvp(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+        __tv0: f64,
+        __tv1: f64,
+        __tv2: impl ::core::marker::Sized,
+    ) -> (f64, f64) {
+        let mut __c0 = (0.0);
+        let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
+        let mut __c1 = (0u8);
+        let mut __n13 = 0usize;
+        for __v3 in (0)..__v2 {
+            let __v4 = ::core::clone::Clone::clone(&__c0);
+            let __tv4 = ::core::clone::Clone::clone(&__tc0);
+            let __v5 = __v4 > 0.5;
+            if __v5 {
+                let __v6 = (1e-5) * __v0;
+                let __tv6 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv0));
+                let __v7 = __v6 * __v4;
+                let __tv7 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv6)
+                    + ::autodiff::__private::ops::mul_d1(&__v6, &__tv4));
+                let __v8 = __v4 - __v7;
+                let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv4)
+                    + ::autodiff::__private::ops::sub_d1(&__tv7));
+                __c0 = __v8;
+                __tc0 = __tv8;
+            } else {
+                let __v9 = (1e-5) * __v1;
+                let __tv9 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv1));
+                let __v10 = (1.0) - __v4;
+                let __tv10 = (::autodiff::__private::ops::sub_d1(&__tv4));
+                let __v11 = __v9 * __v10;
+                let __tv11 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv9)
+                    + ::autodiff::__private::ops::mul_d1(&__v9, &__tv10));
+                let __v12 = __v4 + __v11;
+                let __tv12 = (::autodiff::__private::ops::add_d0(&__tv4)
+                    + ::autodiff::__private::ops::add_d1(&__tv11));
+                __c0 = __v12;
+                __tc0 = __tv12;
+            }
+            __n13 += 1;
+        }
+        let __v13 = __n13;
+        let __v14 = ::core::clone::Clone::clone(&__c0);
+        let __tv14 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v14;
+        let __ty: f64 = __tv14;
+        (__y, __ty)
+    }
+    #[inline]
+    fn __jvp_function() -> impl ::core::ops::Fn(
+        f64,
+        f64,
+        usize,
+        f64,
+        f64,
+    ) -> (f64, f64) + use<> {
+        move |__v0, __v1, __v2, __tv0, __tv1| {
+            <Self as ::autodiff::__private::entry::JvpEntries3>::jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::None,
+                ),
+            )
+        }
+    }
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn recurrence<T: Float>(…) -> T` with `T` for its float type",
+    );
+    fn __hvp_function() -> fn(f64, f64, usize, f64, f64) -> ! {
+        ::core::unreachable!()
+    }
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    fn __hessian_function() -> fn(f64, f64, usize) -> ! {
+        ::core::unreachable!()
+    }
+    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, usize, __I0) -> ! {
+        ::core::unreachable!()
+    }
+    fn __hvp_sel2<__S, __I0, __I1>(
+        _selection: __S,
+    ) -> fn(f64, f64, usize, __I0, __I1) -> ! {
+        ::core::unreachable!()
+    }
+    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, usize) -> ! {
+        ::core::unreachable!()
+    }
+}
+impl ::autodiff::__private::entry::Sig3 for recurrence {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Scalar<f64>;
+    type K2 = ::autodiff::__private::entry::Constant<usize>;
+    const NAME: &'static str = "recurrence";
+    const PARAMS: [&'static str; 3] = ["a", "b", "n"];
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Forward3 for recurrence {
+    #[inline]
+    fn __jvp<'a, 't>(
+        __v0: f64,
+        __v1: f64,
+        __v2: usize,
+        __tv0: f64,
+        __tv1: f64,
+        __tv2: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
+    }
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Reverse3 for recurrence {
+    #[inline]
+    fn __vjp_into<'a0, 'a1, 'a2>(
         __v0: f64,
         __v1: f64,
         __v2: usize,
@@ -79,7 +200,7 @@ impl recurrence {
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (f64, f64, ::autodiff::__private::NoTangent) + use<>,
+        ) -> (f64, f64, ::autodiff::__private::NoTangent),
     ) {
         let _ = recurrence;
         let mut __sr1 = ::std::vec::Vec::new();
@@ -112,12 +233,7 @@ impl recurrence {
         let __v14 = ::core::clone::Clone::clone(&__c0);
         (
             __v14,
-            move |
-                __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
+            move |__dy: f64, _, _, _| {
                 let mut __dc0 = {
                     #[allow(unused_imports)]
                     use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
@@ -195,208 +311,5 @@ impl recurrence {
                 )
             },
         )
-    }
-    #[inline]
-    fn __vjp_reborrow(
-        __v0: f64,
-        __v1: f64,
-        __v2: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            f64,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::again::Val<f64>,
-            ::autodiff::__private::again::Val<f64>,
-            ::autodiff::__private::again::Val<usize>,
-        ) -> (f64, f64, ::autodiff::__private::NoTangent) + use<>,
-    ) {
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
-        (
-            __value,
-            move |
-                __dy: f64,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored,
-                __s2: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::again::Val<f64>,
-                _: ::autodiff::__private::again::Val<f64>,
-                _: ::autodiff::__private::again::Val<usize>|
-            { __pullback(__dy, __s0, __s1, __s2) },
-        )
-    }
-    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
-        ::core::option::Option::None
-    }
-    #[inline]
-    fn __jvp(
-        __v0: f64,
-        __v1: f64,
-        __v2: usize,
-        __tv0: f64,
-        __tv1: f64,
-        __tv2: impl ::core::marker::Sized,
-    ) -> (f64, f64) {
-        let mut __c0 = (0.0);
-        let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
-        let mut __c1 = (0u8);
-        let mut __n13 = 0usize;
-        for __v3 in (0)..__v2 {
-            let __v4 = ::core::clone::Clone::clone(&__c0);
-            let __tv4 = ::core::clone::Clone::clone(&__tc0);
-            let __v5 = __v4 > 0.5;
-            if __v5 {
-                let __v6 = (1e-5) * __v0;
-                let __tv6 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv0));
-                let __v7 = __v6 * __v4;
-                let __tv7 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv6)
-                    + ::autodiff::__private::ops::mul_d1(&__v6, &__tv4));
-                let __v8 = __v4 - __v7;
-                let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv4)
-                    + ::autodiff::__private::ops::sub_d1(&__tv7));
-                __c0 = __v8;
-                __tc0 = __tv8;
-            } else {
-                let __v9 = (1e-5) * __v1;
-                let __tv9 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv1));
-                let __v10 = (1.0) - __v4;
-                let __tv10 = (::autodiff::__private::ops::sub_d1(&__tv4));
-                let __v11 = __v9 * __v10;
-                let __tv11 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv9)
-                    + ::autodiff::__private::ops::mul_d1(&__v9, &__tv10));
-                let __v12 = __v4 + __v11;
-                let __tv12 = (::autodiff::__private::ops::add_d0(&__tv4)
-                    + ::autodiff::__private::ops::add_d1(&__tv11));
-                __c0 = __v12;
-                __tc0 = __tv12;
-            }
-            __n13 += 1;
-        }
-        let __v13 = __n13;
-        let __v14 = ::core::clone::Clone::clone(&__c0);
-        let __tv14 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v14;
-        let __ty: f64 = __tv14;
-        (__y, __ty)
-    }
-    #[inline]
-    #[track_caller]
-    fn __jvp_opts(
-        __v0: f64,
-        __v1: f64,
-        __v2: usize,
-        __o: <(
-            f64,
-            f64,
-            ::autodiff::__private::NoTangent,
-        ) as ::autodiff::__private::forward::Slots>::Opts,
-    ) -> (f64, f64) {
-        let __tv0: f64 = __o.0.unwrap_or(0.0);
-        let __tv1: f64 = __o.1.unwrap_or(0.0);
-        let __tv2 = ::autodiff::__private::NoTangent;
-        Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
-    }
-    #[inline]
-    fn __jvp_function() -> impl ::core::ops::Fn(
-        f64,
-        f64,
-        usize,
-        f64,
-        f64,
-    ) -> (f64, f64) + use<> {
-        move |__v0, __v1, __v2, __tv0, __tv1| {
-            Self::__jvp_opts(
-                __v0,
-                __v1,
-                __v2,
-                (
-                    ::core::option::Option::Some(__tv0),
-                    ::core::option::Option::Some(__tv1),
-                    ::core::option::Option::None,
-                ),
-            )
-        }
-    }
-    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`recurrence` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn recurrence<T: Float>(…) -> T` with `T` for `f64`",
-    );
-    fn __hvp_function() -> fn(f64, f64, usize, f64, f64) -> ! {
-        ::core::unreachable!()
-    }
-    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    fn __hessian_function() -> fn(f64, f64, usize) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, f64, usize, __I0) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hvp_sel2<__S, __I0, __I1>(
-        _selection: __S,
-    ) -> fn(f64, f64, usize, __I0, __I1) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, f64, usize) -> ! {
-        ::core::unreachable!()
-    }
-    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`recurrence` has 2 differentiable parameters (`a`, `b`): `jacobian!` needs exactly one; select it with `params = [\"a\"]`",
-    );
-    const __JACOBIAN_K: usize = 0usize;
-}
-impl ::autodiff::__private::entry::Jvp3 for recurrence {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Scalar<f64>;
-    type K1 = ::autodiff::__private::entry::Scalar<f64>;
-    type K2 = ::autodiff::__private::entry::Constant<usize>;
-    #[inline(always)]
-    fn jvp_opts<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v2: <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __o: (
-            ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-            ::core::option::Option<
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-            ::core::option::Option<
-                <Self::K2 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-        ),
-    ) -> (f64, f64) {
-        Self::__jvp_opts(__v0, __v1, __v2, __o)
-    }
-}
-impl ::autodiff::__private::entry::Sig3 for recurrence {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Scalar<f64>;
-    type K1 = ::autodiff::__private::entry::Scalar<f64>;
-    type K2 = ::autodiff::__private::entry::Constant<usize>;
-    const NAME: &'static str = "recurrence";
-    const PARAMS: [&'static str; 3usize] = ["a", "b", "n"];
-    #[inline(always)]
-    fn vjp_into<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v2: <Self::K2 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-    ) -> (
-        f64,
-        impl for<'s> ::core::ops::FnOnce(
-            f64,
-            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-            <Self::K2 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-        ) -> (
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
-                <Self::K2 as ::autodiff::__private::entry::Kind>::Pulled,
-            ),
-    ) {
-        Self::__vjp_into(__v0, __v1, __v2)
     }
 }

@@ -102,17 +102,16 @@ impl energy {
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
         let __v6 = ::autodiff::__private::ops::tensor::sin(&__v3);
-        let (__v7, __pb7) = weighted_sum::__vjp_into(__v0, __v5, __v6, __v1);
+        let (__v7, __pb7) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::entry::traits::*;
+            weighted_sum::__vjp_into(__v0, __v5, __v6, __v1)
+        };
         let __v8 = ::autodiff::__private::ops::tensor::powi(&__v7, &__v2);
         let __v9 = __v8 / __v3;
         (
             __v9,
-            move |
-                __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
+            move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent, _, _, _| {
                 let mut __d9 = __dy;
                 let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
                 let mut __d3 = ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__d9);
@@ -387,24 +386,28 @@ impl energy {
         let __v5 = T::from(__v4).unwrap();
         let __v6 = ::autodiff::__private::ops::tensor::sin(&__v3);
         let __tv6 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
-        let (__v7, __tv7) = weighted_sum::__jvp(
-            __v0,
-            __v5,
-            __v6,
-            __v1,
-            __tv0,
-            ::autodiff::__private::forward::lend(
-                &{
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v5)).zero()
-                },
-            ),
-            __tv6,
-            __tv1,
-        );
+        let (__v7, __tv7) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::entry::traits::*;
+            weighted_sum::__jvp(
+                __v0,
+                __v5,
+                __v6,
+                __v1,
+                __tv0,
+                ::autodiff::__private::forward::lend(
+                    &{
+                        #[allow(unused_imports)]
+                        use ::autodiff::__private::forward::{
+                            ArgZero as _, NoZero as _, ScalarZero as _,
+                        };
+                        (&&&::autodiff::__private::forward::Probe(&__v5)).zero()
+                    },
+                ),
+                __tv6,
+                __tv1,
+            )
+        };
         let __v8 = ::autodiff::__private::ops::tensor::powi(&__v7, &__v2);
         let __tv8 = (::autodiff::__private::ops::powi_d0(&__v7, &__v2, &__tv7));
         let __v9 = __v8 / __v3;
@@ -773,10 +776,6 @@ impl energy {
         }
     }
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`energy` has 2 differentiable parameters (`x`, `y`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
-    );
-    const __JACOBIAN_K: usize = 0usize;
     fn __jacobian_function<__S, T: Float>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

@@ -141,9 +141,9 @@ impl dense {
             __v6,
             move |
                 __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
+                _,
+                _,
+                _,
                 ::autodiff::__private::again::Ref(
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, Array2<f64>>,
@@ -553,7 +553,7 @@ impl dense {
         }
     }
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for `f64`",
+        "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for its float type",
     );
     fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -616,10 +616,6 @@ impl dense {
         ::core::unreachable!()
     }
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`dense` has 3 differentiable parameters (`x`, `w`, `b`): `jacobian!` needs exactly one; select it with `params = [\"x\"]`",
-    );
-    const __JACOBIAN_K: usize = 0usize;
     fn __jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

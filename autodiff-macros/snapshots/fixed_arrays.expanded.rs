@@ -172,9 +172,9 @@ impl cross_rotated {
             __v26,
             move |
                 __dy: [f64; 3],
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
+                _,
+                _,
+                _,
                 _: ::autodiff::__private::again::Skip,
                 ::autodiff::__private::again::Ref(
                     __v1,
@@ -582,7 +582,7 @@ impl cross_rotated {
         }
     }
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn cross_rotated<T: Float>(…) -> T` with `T` for `f64`",
+        "`cross_rotated` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn cross_rotated<T: Float>(…) -> T` with `T` for its float type",
     );
     fn __hvp_function<'__autodiff_l0>() -> fn(
         [f64; 2],
@@ -623,10 +623,6 @@ impl cross_rotated {
         ::core::unreachable!()
     }
     const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`cross_rotated` has 3 differentiable parameters (`__autodiff_arg0`, `m`, `b`): `jacobian!` needs exactly one; select it with `params = [\"__autodiff_arg0\"]`",
-    );
-    const __JACOBIAN_K: usize = 0usize;
     fn __jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(

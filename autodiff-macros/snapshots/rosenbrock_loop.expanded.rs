@@ -15,33 +15,6 @@ fn rosenbrock(x: &[f64]) -> f64 {
 struct rosenbrock {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl rosenbrock {
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
-        "rosenbrock",
-        &["x"],
-        &[],
-    );
-    const fn __all() -> ::autodiff::__private::select::Sel1<0> {
-        ::autodiff::__private::select::Sel1
-    }
-    #[inline]
-    fn __vjp_into<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            f64,
-            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
-        ) -> (::autodiff::__private::NoTangent,) + use<'__autodiff_l0>,
-    ) {
-        let _ = rosenbrock;
-        let (__value, __pullback) = Self::__vjp_reborrow(__v0);
-        (
-            __value,
-            move |__dy: f64, __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>| {
-                __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0))
-            },
-        )
-    }
     #[inline]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
@@ -222,7 +195,9 @@ impl rosenbrock {
                 }
                 ::core::option::Option::None => ::autodiff::__private::shadow::no_sink(),
             };
-            let (__value, __pullback) = Self::__vjp_into(__v0);
+            let (__value, __pullback) = <Self as ::autodiff::__private::entry::Reverse1>::__vjp_into(
+                __v0,
+            );
             let (__g0,) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
                 __k0,
@@ -318,8 +293,20 @@ impl rosenbrock {
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
+}
+impl ::autodiff::__private::entry::Sig1 for rosenbrock {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Slice<f64>;
+    const NAME: &'static str = "rosenbrock";
+    const PARAMS: [&'static str; 1] = ["x"];
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Forward1 for rosenbrock {
     #[inline]
-    fn __jvp<'__autodiff_l0>(__v0: &'__autodiff_l0 [f64], __tv0: &[f64]) -> (f64, f64) {
+    fn __jvp<'a, 't>(
+        __v0: ::autodiff::__private::entry::SliceArg<'a, f64>,
+        __tv0: ::autodiff::__private::entry::SliceSlot<'t, f64>,
+    ) -> (f64, f64) {
         let __tv0 = &__tv0[..__v0.len()];
         let mut __c0 = (0.0);
         let mut __tc0 = ::autodiff::__private::zero_tangent(&__c0);
@@ -367,81 +354,26 @@ impl rosenbrock {
         let __ty: f64 = __tv16;
         (__y, __ty)
     }
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Reverse1 for rosenbrock {
     #[inline]
-    #[track_caller]
-    fn __jvp_opts<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-        __o: <(&'__autodiff_l0 [f64],) as ::autodiff::__private::forward::Slots>::Opts,
-    ) -> (f64, f64) {
-        #[allow(unused_imports)]
-        use ::autodiff::__private::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
-        let __z0 = __o
-            .0
-            .is_none()
-            .then(|| (&&&::autodiff::__private::forward::Probe(&__v0)).zero());
-        let __tv0: &[f64] = __o
-            .0
-            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z0));
-        ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "rosenbrock", "x");
-        Self::__jvp(__v0, __tv0)
-    }
-    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`rosenbrock` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn rosenbrock<T: Float>(…) -> T` with `T` for `f64`",
-    );
-    fn __hvp_function<'__autodiff_l0>() -> fn(
-        &'__autodiff_l0 [f64],
-        &'__autodiff_l0 [f64],
-    ) -> ! {
-        ::core::unreachable!()
-    }
-    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    fn __hessian_function<'__autodiff_l0>() -> fn(&'__autodiff_l0 [f64]) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hvp_sel1<'__autodiff_l0, __S, __I0>(
-        _selection: __S,
-    ) -> fn(&'__autodiff_l0 [f64], __I0) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hessian_sel1<'__autodiff_l0, __S>(
-        _selection: __S,
-    ) -> fn(&'__autodiff_l0 [f64]) -> ! {
-        ::core::unreachable!()
-    }
-    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_K: usize = 0usize;
-}
-impl ::autodiff::__private::entry::Jvp1 for rosenbrock {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Slice<f64>;
-    #[inline(always)]
-    fn jvp_opts<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __o: (
-            ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-        ),
-    ) -> (f64, f64) {
-        Self::__jvp_opts(__v0, __o)
-    }
-}
-impl ::autodiff::__private::entry::Sig1 for rosenbrock {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Slice<f64>;
-    const NAME: &'static str = "rosenbrock";
-    const PARAMS: [&'static str; 1usize] = ["x"];
-    #[inline(always)]
-    fn vjp_into<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    fn __vjp_into<'a0>(
+        __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
     ) -> (
         f64,
-        impl for<'s> ::core::ops::FnOnce(
+        impl ::core::ops::FnOnce(
             f64,
-            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-        ) -> (<Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,),
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+        ) -> (::autodiff::__private::NoTangent,),
     ) {
-        Self::__vjp_into(__v0)
+        let _ = rosenbrock;
+        let (__value, __pullback) = Self::__vjp_reborrow(__v0);
+        (
+            __value,
+            move |__dy: f64, __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>| {
+                __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0))
+            },
+        )
     }
 }

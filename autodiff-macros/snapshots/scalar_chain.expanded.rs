@@ -13,11 +13,6 @@ fn chain(x: f64, n: usize) -> f64 {
 struct chain {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl chain {
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
-        "chain",
-        &["x", "n"],
-        &[1],
-    );
     const fn __all() -> ::autodiff::__private::select::Sel1<0> {
         ::autodiff::__private::select::Sel1
     }
@@ -30,7 +25,10 @@ impl chain {
         impl ::core::ops::FnOnce(f64) -> (f64, ::autodiff::__private::NoTangent) + use<>,
     ) {
         let _ = chain;
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        let (__value, __pullback) = <Self as ::autodiff::__private::entry::Reverse2>::__vjp_into(
+            __v0,
+            __v1,
+        );
         (
             __value,
             move |__dy: f64| {
@@ -57,8 +55,97 @@ impl chain {
             },
         )
     }
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
+    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
+        ::core::option::Option::None
+    }
     #[inline]
-    fn __vjp_into(
+    fn __jvp(
+        __v0: f64,
+        __v1: usize,
+        __tv0: f64,
+        __tv1: impl ::core::marker::Sized,
+    ) -> (f64, f64) {
+        let mut __c0 = __v0;
+        let mut __tc0 = __tv0;
+        let mut __c1 = (0u8);
+        let mut __n9 = 0usize;
+        for __v2 in (0)..__v1 {
+            let __v3 = ::core::clone::Clone::clone(&__c0);
+            let __tv3 = ::core::clone::Clone::clone(&__tc0);
+            let __v4 = __v3.sin();
+            let __tv4 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
+            let __v5 = __v4 * (1.0001);
+            let __tv5 = (::autodiff::__private::ops::mul_d0(&(1.0001), &__tv4));
+            let __v6 = __v0 * __v3;
+            let __tv6 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv0)
+                + ::autodiff::__private::ops::mul_d1(&__v0, &__tv3));
+            let __v7 = __v6.cos();
+            let __tv7 = (::autodiff::__private::ops::cos_d0(&__v6, &__tv6));
+            let __v8 = __v5 + __v7;
+            let __tv8 = (::autodiff::__private::ops::add_d0(&__tv5)
+                + ::autodiff::__private::ops::add_d1(&__tv7));
+            __c0 = __v8;
+            __tc0 = __tv8;
+            __n9 += 1;
+        }
+        let __v9 = __n9;
+        let __v10 = ::core::clone::Clone::clone(&__c0);
+        let __tv10 = ::core::clone::Clone::clone(&__tc0);
+        let __y: f64 = __v10;
+        let __ty: f64 = __tv10;
+        (__y, __ty)
+    }
+    #[inline]
+    fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
+        move |__v0, __v1, __tv0| {
+            <Self as ::autodiff::__private::entry::JvpEntries2>::jvp_opts(
+                __v0,
+                __v1,
+                (::core::option::Option::Some(__tv0), ::core::option::Option::None),
+            )
+        }
+    }
+    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+        "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for its float type",
+    );
+    fn __hvp_function() -> fn(f64, usize, f64) -> ! {
+        ::core::unreachable!()
+    }
+    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
+    fn __hessian_function() -> fn(f64, usize) -> ! {
+        ::core::unreachable!()
+    }
+    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> ! {
+        ::core::unreachable!()
+    }
+    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, usize) -> ! {
+        ::core::unreachable!()
+    }
+}
+impl ::autodiff::__private::entry::Sig2 for chain {
+    type Out = f64;
+    type K0 = ::autodiff::__private::entry::Scalar<f64>;
+    type K1 = ::autodiff::__private::entry::Constant<usize>;
+    const NAME: &'static str = "chain";
+    const PARAMS: [&'static str; 2] = ["x", "n"];
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Forward2 for chain {
+    #[inline]
+    fn __jvp<'a, 't>(
+        __v0: f64,
+        __v1: usize,
+        __tv0: f64,
+        __tv1: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        Self::__jvp(__v0, __v1, __tv0, __tv1)
+    }
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Reverse2 for chain {
+    #[inline]
+    fn __vjp_into<'a0, 'a1>(
         __v0: f64,
         __v1: usize,
     ) -> (
@@ -67,7 +154,7 @@ impl chain {
             f64,
             ::autodiff::__private::shadow::Ignored,
             ::autodiff::__private::shadow::Ignored,
-        ) -> (f64, ::autodiff::__private::NoTangent) + use<>,
+        ) -> (f64, ::autodiff::__private::NoTangent),
     ) {
         let _ = chain;
         let mut __sr1 = ::std::vec::Vec::new();
@@ -93,11 +180,7 @@ impl chain {
         let __v10 = ::core::clone::Clone::clone(&__c0);
         (
             __v10,
-            move |
-                __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
+            move |__dy: f64, _, _| {
                 let mut __dc0 = {
                     #[allow(unused_imports)]
                     use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
@@ -143,159 +226,5 @@ impl chain {
                 )
             },
         )
-    }
-    #[inline]
-    fn __vjp_reborrow(
-        __v0: f64,
-        __v1: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            f64,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::shadow::Ignored,
-            ::autodiff::__private::again::Val<f64>,
-            ::autodiff::__private::again::Val<usize>,
-        ) -> (f64, ::autodiff::__private::NoTangent) + use<>,
-    ) {
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
-        (
-            __value,
-            move |
-                __dy: f64,
-                __s0: ::autodiff::__private::shadow::Ignored,
-                __s1: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::again::Val<f64>,
-                _: ::autodiff::__private::again::Val<usize>|
-            { __pullback(__dy, __s0, __s1) },
-        )
-    }
-    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
-        ::core::option::Option::None
-    }
-    #[inline]
-    fn __jvp(
-        __v0: f64,
-        __v1: usize,
-        __tv0: f64,
-        __tv1: impl ::core::marker::Sized,
-    ) -> (f64, f64) {
-        let mut __c0 = __v0;
-        let mut __tc0 = __tv0;
-        let mut __c1 = (0u8);
-        let mut __n9 = 0usize;
-        for __v2 in (0)..__v1 {
-            let __v3 = ::core::clone::Clone::clone(&__c0);
-            let __tv3 = ::core::clone::Clone::clone(&__tc0);
-            let __v4 = __v3.sin();
-            let __tv4 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
-            let __v5 = __v4 * (1.0001);
-            let __tv5 = (::autodiff::__private::ops::mul_d0(&(1.0001), &__tv4));
-            let __v6 = __v0 * __v3;
-            let __tv6 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv0)
-                + ::autodiff::__private::ops::mul_d1(&__v0, &__tv3));
-            let __v7 = __v6.cos();
-            let __tv7 = (::autodiff::__private::ops::cos_d0(&__v6, &__tv6));
-            let __v8 = __v5 + __v7;
-            let __tv8 = (::autodiff::__private::ops::add_d0(&__tv5)
-                + ::autodiff::__private::ops::add_d1(&__tv7));
-            __c0 = __v8;
-            __tc0 = __tv8;
-            __n9 += 1;
-        }
-        let __v9 = __n9;
-        let __v10 = ::core::clone::Clone::clone(&__c0);
-        let __tv10 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v10;
-        let __ty: f64 = __tv10;
-        (__y, __ty)
-    }
-    #[inline]
-    #[track_caller]
-    fn __jvp_opts(
-        __v0: f64,
-        __v1: usize,
-        __o: <(
-            f64,
-            ::autodiff::__private::NoTangent,
-        ) as ::autodiff::__private::forward::Slots>::Opts,
-    ) -> (f64, f64) {
-        let __tv0: f64 = __o.0.unwrap_or(0.0);
-        let __tv1 = ::autodiff::__private::NoTangent;
-        Self::__jvp(__v0, __v1, __tv0, __tv1)
-    }
-    #[inline]
-    fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
-        move |__v0, __v1, __tv0| {
-            Self::__jvp_opts(
-                __v0,
-                __v1,
-                (::core::option::Option::Some(__tv0), ::core::option::Option::None),
-            )
-        }
-    }
-    const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`chain` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn chain<T: Float>(…) -> T` with `T` for `f64`",
-    );
-    fn __hvp_function() -> fn(f64, usize, f64) -> ! {
-        ::core::unreachable!()
-    }
-    const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    fn __hessian_function() -> fn(f64, usize) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hvp_sel1<__S, __I0>(_selection: __S) -> fn(f64, usize, __I0) -> ! {
-        ::core::unreachable!()
-    }
-    fn __hessian_sel1<__S>(_selection: __S) -> fn(f64, usize) -> ! {
-        ::core::unreachable!()
-    }
-    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_K: usize = 0usize;
-}
-impl ::autodiff::__private::entry::Jvp2 for chain {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Scalar<f64>;
-    type K1 = ::autodiff::__private::entry::Constant<usize>;
-    #[inline(always)]
-    fn jvp_opts<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __o: (
-            ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-            ::core::option::Option<
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-        ),
-    ) -> (f64, f64) {
-        Self::__jvp_opts(__v0, __v1, __o)
-    }
-}
-impl ::autodiff::__private::entry::Sig2 for chain {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Scalar<f64>;
-    type K1 = ::autodiff::__private::entry::Constant<usize>;
-    const NAME: &'static str = "chain";
-    const PARAMS: [&'static str; 2usize] = ["x", "n"];
-    #[inline(always)]
-    fn vjp_into<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-    ) -> (
-        f64,
-        impl for<'s> ::core::ops::FnOnce(
-            f64,
-            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-        ) -> (
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
-            ),
-    ) {
-        Self::__vjp_into(__v0, __v1)
     }
 }

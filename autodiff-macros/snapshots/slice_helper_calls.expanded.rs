@@ -16,11 +16,6 @@ fn sum_picks(v: &[f64], n: usize) -> f64 {
 struct sum_picks {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl sum_picks {
-    const __SIGNATURE: ::autodiff::__private::select::Signature = ::autodiff::__private::select::Signature::new(
-        "sum_picks",
-        &["v", "n"],
-        &[1],
-    );
     const fn __all() -> ::autodiff::__private::select::Sel1<0> {
         ::autodiff::__private::select::Sel1
     }
@@ -39,7 +34,10 @@ impl sum_picks {
     ) {
         let _ = sum_picks;
         let mut __b0 = ::autodiff::__private::adjoint_zero(&__v0);
-        let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+        let (__value, __pullback) = <Self as ::autodiff::__private::entry::Reverse2>::__vjp_into(
+            __v0,
+            __v1,
+        );
         (
             __value,
             move |__dy: f64| {
@@ -70,82 +68,6 @@ impl sum_picks {
         )
     }
     #[inline]
-    fn __vjp_into<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-        __v1: usize,
-    ) -> (
-        f64,
-        impl ::core::ops::FnOnce(
-            f64,
-            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
-            ::autodiff::__private::shadow::Ignored,
-        ) -> (
-                ::autodiff::__private::NoTangent,
-                ::autodiff::__private::NoTangent,
-            ) + use<'__autodiff_l0>,
-    ) {
-        let _ = sum_picks;
-        let mut __sr1 = ::std::vec::Vec::new();
-        let mut __c0 = (0.0);
-        let mut __c1 = (0u8);
-        let mut __n7 = 0usize;
-        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
-        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
-        __sr1.reserve(__hint);
-        for __v2 in __it7 {
-            let __v3 = __v2 % __v0.len();
-            let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
-            let __v5 = ::core::clone::Clone::clone(&__c0);
-            let __v6 = __v5 + __v4;
-            __c0 = __v6;
-            __sr1.push((__pb4,));
-            __n7 += 1;
-        }
-        let __v7 = __n7;
-        let __v8 = ::core::clone::Clone::clone(&__c0);
-        (
-            __v8,
-            move |
-                __dy: f64,
-                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
-                let mut __dc0 = {
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
-                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
-                };
-                let mut __d8 = __dy;
-                ::autodiff::__private::Accumulate::accumulate(
-                    &mut __dc0,
-                    ::autodiff::__private::ops::identity_d0(&__d8),
-                );
-                for __v2 in ::autodiff::__private::saved::range_back(
-                    (0),
-                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
-                ) {
-                    let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
-                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                    let mut __d6 = __t1;
-                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
-                    let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
-                    ::autodiff::__private::Accumulate::accumulate(
-                        &mut __dc0,
-                        ::autodiff::__private::ops::identity_d0(&__d5),
-                    );
-                    let __g2 = __pb4(
-                        __d4,
-                        ::autodiff::__private::shadow::sink(&mut __d0),
-                        ::autodiff::__private::shadow::no_sink(),
-                    );
-                    ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g2.0);
-                }
-                ::autodiff::__private::ops::reset_d0(&mut __dc0);
-                (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
-            },
-        )
-    }
-    #[inline]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
@@ -168,7 +90,11 @@ impl sum_picks {
         __sr1.reserve(__hint);
         for __v2 in __it7 {
             let __v3 = __v2 % __v0.len();
-            let (__v4, __pb4) = pick::__vjp_reborrow(__v0, __v3);
+            let (__v4, __pb4) = {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::entry::traits::*;
+                pick::__vjp_reborrow(__v0, __v3)
+            };
             let __v5 = ::core::clone::Clone::clone(&__c0);
             let __v6 = __v5 + __v4;
             __c0 = __v6;
@@ -182,7 +108,7 @@ impl sum_picks {
             move |
                 __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
-                _: ::autodiff::__private::shadow::Ignored,
+                _,
                 ::autodiff::__private::again::Ref(
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, [f64]>,
@@ -338,7 +264,10 @@ impl sum_picks {
                 ::core::option::Option::None => ::autodiff::__private::shadow::no_sink(),
             };
             let __k1 = ::autodiff::__private::shadow::no_sink();
-            let (__value, __pullback) = Self::__vjp_into(__v0, __v1);
+            let (__value, __pullback) = <Self as ::autodiff::__private::entry::Reverse2>::__vjp_into(
+                __v0,
+                __v1,
+            );
             let (__g0, __g1) = __pullback(
                 <__S as ::autodiff::__private::select::ScalarOutputFor<f64>>::seed(),
                 __k0,
@@ -368,7 +297,11 @@ impl sum_picks {
         let mut __n7 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v2 % __v0.len();
-            let (__v4, __pb4) = pick::__vjp_into(__v0, __v3);
+            let (__v4, __pb4) = {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::entry::traits::*;
+                pick::__vjp_into(__v0, __v3)
+            };
             let __v5 = ::core::clone::Clone::clone(&__c0);
             let __v6 = __v5 + __v4;
             __c0 = __v6;
@@ -423,20 +356,24 @@ impl sum_picks {
         let mut __n7 = 0usize;
         for __v2 in (0)..__v1 {
             let __v3 = __v2 % __v0.len();
-            let (__v4, __tv4) = pick::__jvp(
-                __v0,
-                __v3,
-                __tv0,
-                ::autodiff::__private::forward::lend(
-                    &{
-                        #[allow(unused_imports)]
-                        use ::autodiff::__private::forward::{
-                            ArgZero as _, NoZero as _, ScalarZero as _,
-                        };
-                        (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
-                    },
-                ),
-            );
+            let (__v4, __tv4) = {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::entry::traits::*;
+                pick::__jvp(
+                    __v0,
+                    __v3,
+                    __tv0,
+                    ::autodiff::__private::forward::lend(
+                        &{
+                            #[allow(unused_imports)]
+                            use ::autodiff::__private::forward::{
+                                ArgZero as _, NoZero as _, ScalarZero as _,
+                            };
+                            (&&&::autodiff::__private::forward::Probe(&__v3)).zero()
+                        },
+                    ),
+                )
+            };
             let __v5 = ::core::clone::Clone::clone(&__c0);
             let __tv5 = ::core::clone::Clone::clone(&__tc0);
             let __v6 = __v5 + __v4;
@@ -454,36 +391,13 @@ impl sum_picks {
         (__y, __ty)
     }
     #[inline]
-    #[track_caller]
-    fn __jvp_opts<'__autodiff_l0>(
-        __v0: &'__autodiff_l0 [f64],
-        __v1: usize,
-        __o: <(
-            &'__autodiff_l0 [f64],
-            ::autodiff::__private::NoTangent,
-        ) as ::autodiff::__private::forward::Slots>::Opts,
-    ) -> (f64, f64) {
-        #[allow(unused_imports)]
-        use ::autodiff::__private::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
-        let __z0 = __o
-            .0
-            .is_none()
-            .then(|| (&&&::autodiff::__private::forward::Probe(&__v0)).zero());
-        let __tv0: &[f64] = __o
-            .0
-            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z0));
-        ::autodiff::__private::forward::check_shape(&__v0, &__tv0, "sum_picks", "v");
-        let __tv1 = ::autodiff::__private::NoTangent;
-        Self::__jvp(__v0, __v1, __tv0, __tv1)
-    }
-    #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &[f64],
         usize,
         &[f64],
     ) -> (f64, f64) + use<'__autodiff_l0> {
         move |__v0, __v1, __tv0| {
-            Self::__jvp_opts(
+            <Self as ::autodiff::__private::entry::JvpEntries2>::jvp_opts(
                 __v0,
                 __v1,
                 (::core::option::Option::Some(__tv0), ::core::option::Option::None),
@@ -491,7 +405,7 @@ impl sum_picks {
         }
     }
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn sum_picks<T: Float>(…) -> T` with `T` for `f64`",
+        "`sum_picks` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn sum_picks<T: Float>(…) -> T` with `T` for its float type",
     );
     fn __hvp_function<'__autodiff_l0>() -> fn(
         &'__autodiff_l0 [f64],
@@ -514,51 +428,103 @@ impl sum_picks {
     ) -> fn(&'__autodiff_l0 [f64], usize) -> ! {
         ::core::unreachable!()
     }
-    const __JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    const __JACOBIAN_K: usize = 0usize;
-}
-impl ::autodiff::__private::entry::Jvp2 for sum_picks {
-    type Out = f64;
-    type K0 = ::autodiff::__private::entry::Slice<f64>;
-    type K1 = ::autodiff::__private::entry::Constant<usize>;
-    #[inline(always)]
-    fn jvp_opts<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __o: (
-            ::core::option::Option<
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-            ::core::option::Option<
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Slot<'a>,
-            >,
-        ),
-    ) -> (f64, f64) {
-        Self::__jvp_opts(__v0, __v1, __o)
-    }
 }
 impl ::autodiff::__private::entry::Sig2 for sum_picks {
     type Out = f64;
     type K0 = ::autodiff::__private::entry::Slice<f64>;
     type K1 = ::autodiff::__private::entry::Constant<usize>;
     const NAME: &'static str = "sum_picks";
-    const PARAMS: [&'static str; 2usize] = ["v", "n"];
-    #[inline(always)]
-    fn vjp_into<'a>(
-        __v0: <Self::K0 as ::autodiff::__private::entry::Kind>::Arg<'a>,
-        __v1: <Self::K1 as ::autodiff::__private::entry::Kind>::Arg<'a>,
+    const PARAMS: [&'static str; 2] = ["v", "n"];
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Forward2 for sum_picks {
+    #[inline]
+    fn __jvp<'a, 't>(
+        __v0: ::autodiff::__private::entry::SliceArg<'a, f64>,
+        __v1: usize,
+        __tv0: ::autodiff::__private::entry::SliceSlot<'t, f64>,
+        __tv1: ::autodiff::__private::NoTangent,
+    ) -> (f64, f64) {
+        Self::__jvp(__v0, __v1, __tv0, __tv1)
+    }
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::entry::Reverse2 for sum_picks {
+    #[inline]
+    fn __vjp_into<'a0, 'a1>(
+        __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
+        __v1: usize,
     ) -> (
         f64,
-        impl for<'s> ::core::ops::FnOnce(
+        impl ::core::ops::FnOnce(
             f64,
-            <Self::K0 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-            <Self::K1 as ::autodiff::__private::entry::Kind>::Shadow<'s>,
-        ) -> (
-                <Self::K0 as ::autodiff::__private::entry::Kind>::Pulled,
-                <Self::K1 as ::autodiff::__private::entry::Kind>::Pulled,
-            ),
+            ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+            ::autodiff::__private::shadow::Ignored,
+        ) -> (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent),
     ) {
-        Self::__vjp_into(__v0, __v1)
+        let _ = sum_picks;
+        let mut __sr1 = ::std::vec::Vec::new();
+        let mut __c0 = (0.0);
+        let mut __c1 = (0u8);
+        let mut __n7 = 0usize;
+        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
+        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
+        __sr1.reserve(__hint);
+        for __v2 in __it7 {
+            let __v3 = __v2 % __v0.len();
+            let (__v4, __pb4) = {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::entry::traits::*;
+                pick::__vjp_into(__v0, __v3)
+            };
+            let __v5 = ::core::clone::Clone::clone(&__c0);
+            let __v6 = __v5 + __v4;
+            __c0 = __v6;
+            __sr1.push((__pb4,));
+            __n7 += 1;
+        }
+        let __v7 = __n7;
+        let __v8 = ::core::clone::Clone::clone(&__c0);
+        (
+            __v8,
+            move |
+                __dy: f64,
+                mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
+                _|
+            {
+                let mut __dc0 = {
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::reuse::{ReuseAny as _, ReuseVec as _};
+                    ::autodiff::__private::reuse::Reuse(__c0).adjoint()
+                };
+                let mut __d8 = __dy;
+                ::autodiff::__private::Accumulate::accumulate(
+                    &mut __dc0,
+                    ::autodiff::__private::ops::identity_d0(&__d8),
+                );
+                for __v2 in ::autodiff::__private::saved::range_back(
+                    (0),
+                    ::core::iter::Iterator::size_hint(&((0)..__v1)).0,
+                ) {
+                    let (__pb4,) = ::autodiff::__private::saved::pop(&mut __sr1);
+                    let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                    let mut __d6 = __t1;
+                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
+                    let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
+                    ::autodiff::__private::Accumulate::accumulate(
+                        &mut __dc0,
+                        ::autodiff::__private::ops::identity_d0(&__d5),
+                    );
+                    let __g2 = __pb4(
+                        __d4,
+                        ::autodiff::__private::shadow::sink(&mut __d0),
+                        ::autodiff::__private::shadow::no_sink(),
+                    );
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d0, __g2.0);
+                }
+                ::autodiff::__private::ops::reset_d0(&mut __dc0);
+                (::autodiff::__private::NoTangent, ::autodiff::__private::NoTangent)
+            },
+        )
     }
 }

@@ -113,11 +113,7 @@ impl Exp {
         let __v9 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v8);
         (
             __v9,
-            move |
-                __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
+            move |__dy: f64, _, _| {
                 let mut __d9 = __dy;
                 let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
                     &__v3,
@@ -470,12 +466,6 @@ impl Exp {
     pub const __autodiff_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
-    pub const __autodiff_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
-    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
-    pub const __autodiff_pdf_JACOBIAN_K: usize = 1usize;
-    #[doc(hidden)]
-    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jacobian_function<__S>(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
@@ -608,7 +598,11 @@ impl Exp {
         ) -> (::autodiff::__private::NoTangent, f64) + use<'__autodiff_l0>,
     ) {
         let __v0 = self;
-        let (__v2, __pb2) = Self::__autodiff_pdf_vjp_into(__v0, __v1);
+        let (__v2, __pb2) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::entry::traits::*;
+            Self::__autodiff_pdf_vjp_into(__v0, __v1)
+        };
         let __v3 = __v2.ln();
         let __v4 = __v0.base;
         let (__v5, __pb5) = {
@@ -623,11 +617,7 @@ impl Exp {
         let __v6 = __v3 + __v5;
         (
             __v6,
-            move |
-                __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored|
-            {
+            move |__dy: f64, _, _| {
                 let mut __d6 = __dy;
                 let mut __d3 = ::autodiff::__private::ops::add_d0(&__d6);
                 let mut __d5 = ::autodiff::__private::ops::add_d1(&__d6);
@@ -669,7 +659,11 @@ impl Exp {
         ) -> (::autodiff::__private::NoTangent, f64) + use<>,
     ) {
         let __v0 = self;
-        let (__v2, __pb2) = Self::__autodiff_pdf_vjp_reborrow(__v0, __v1);
+        let (__v2, __pb2) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::entry::traits::*;
+            Self::__autodiff_pdf_vjp_reborrow(__v0, __v1)
+        };
         let __v3 = __v2.ln();
         let __v4 = __v0.base;
         let (__v5, __pb5) = {
@@ -686,8 +680,8 @@ impl Exp {
             __v6,
             move |
                 __dy: f64,
-                _: ::autodiff::__private::shadow::Ignored,
-                _: ::autodiff::__private::shadow::Ignored,
+                _,
+                _,
                 ::autodiff::__private::again::Ref(
                     __v0,
                 ): ::autodiff::__private::again::Ref<'_, Self>,
@@ -869,20 +863,24 @@ impl Exp {
         __tv1: f64,
     ) -> (f64, f64) {
         let __v0 = self;
-        let (__v2, __tv2) = Self::__autodiff_pdf_jvp(
-            __v0,
-            __v1,
-            ::autodiff::__private::forward::lend(
-                &{
-                    #[allow(unused_imports)]
-                    use ::autodiff::__private::forward::{
-                        ArgZero as _, NoZero as _, ScalarZero as _,
-                    };
-                    (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
-                },
-            ),
-            __tv1,
-        );
+        let (__v2, __tv2) = {
+            #[allow(unused_imports)]
+            use ::autodiff::__private::entry::traits::*;
+            Self::__autodiff_pdf_jvp(
+                __v0,
+                __v1,
+                ::autodiff::__private::forward::lend(
+                    &{
+                        #[allow(unused_imports)]
+                        use ::autodiff::__private::forward::{
+                            ArgZero as _, NoZero as _, ScalarZero as _,
+                        };
+                        (&&&::autodiff::__private::forward::Probe(&__v0)).zero()
+                    },
+                ),
+                __tv1,
+            )
+        };
         let __v3 = __v2.ln();
         let __tv3 = (::autodiff::__private::ops::ln_d0(&__v2, &__tv2));
         let __v4 = __v0.base;
@@ -1007,12 +1005,6 @@ impl Exp {
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_JACOBIAN: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
-    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
-    pub const __autodiff_ln_pdf_JACOBIAN_ALL: ::core::option::Option<&'static str> = ::core::option::Option::None;
-    #[doc(hidden)]
-    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
-    pub const __autodiff_ln_pdf_JACOBIAN_K: usize = 1usize;
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jacobian_function<__S>(

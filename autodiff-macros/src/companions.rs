@@ -278,6 +278,15 @@ pub fn call(
         }};
     }
     match what {
+        // (a function whose sweeps are its `runtime::entry` impls: found by the traits)
+        Some(what @ ("vjp_into" | "vjp_reborrow" | "jvp")) => {
+            let path = companion_path(func, what);
+            quote::quote_spanned!(span=> {
+                #[allow(unused_imports)]
+                use ::autodiff::__private::entry::traits::*;
+                #path(#(#args),*)
+            })
+        }
         Some(what) => {
             let path = companion_path(func, what);
             quote::quote_spanned!(span=> #path(#(#args),*))
@@ -296,7 +305,7 @@ fn companion_arguments(arguments: syn::PathArguments, what: &str) -> syn::PathAr
         "all" | "SIGNATURE" | "FORWARD" | "forward_at" | "HVP" | "HESSIAN" => {
             syn::PathArguments::None
         }
-        "JACOBIAN" | "JACOBIAN_ALL" | "JACOBIAN_K" => syn::PathArguments::None,
+        "JACOBIAN" => syn::PathArguments::None,
         "gradients_function" | "value_and_gradients_function" | "jacobian_function" => {
             args.args.insert(0, syn::parse_quote!(_));
             syn::PathArguments::AngleBracketed(args)
@@ -370,7 +379,7 @@ pub fn companions(
     vis: &syn::Visibility,
     pullback: Pullback,
     seeded_fn_body: Option<TokenStream>,
-    forward_items: TokenStream,
+    (forward_items, forward_impl): (TokenStream, TokenStream),
 ) -> TokenStream {
     let rt = rt();
     // A free function's companions are associated items of its struct: the allow-list on
@@ -415,6 +424,18 @@ pub fn companions(
     // Companions are associated items (of the method's `impl`, or of the function's
     // companion struct), reached through `Self::`; the primal is `Self::m` for a method.
     let owner = quote!(Self::);
+    // A free function of float and float-slice parameters (and constants): the runtime's
+    // entry points (`runtime::entry`), compiled only where a helper is used, and its reverse
+    // sweep its `Reverse{n}` impl's `__vjp_into` (a hand-written rule's: its own).
+    let any_kinds = entry_kinds(sig);
+    let generated = !matches!(pullback, Pullback::Custom(_));
+    let in_trait = any_kinds.is_some() && generated;
+    let into_path = if in_trait {
+        let reverse = format_ident!("Reverse{}", sig.params.len());
+        quote!(<Self as #rt::entry::#reverse>::#vjp_into)
+    } else {
+        quote!(#owner #vjp_into #turbofish)
+    };
     let primal_owner = if sig.is_method {
         quote!(Self::)
     } else {
@@ -584,7 +605,7 @@ pub fn companions(
                 .then(|| quote!(let (#(#gnames,)*) = (#(#results,)*);));
             let direct = quote! {
                 #(#allocate_picked)*
-                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (__value, __pullback) = #into_path(#(#vars),*);
                 let (#(#gnames,)*) = __pullback(
                     <__S as #rt::select::ScalarOutputFor<#output>>::seed(),
                     #(#sink_picked),*
@@ -593,7 +614,7 @@ pub fn companions(
             };
             let wrapper = quote! {
                 #(#allocate)*
-                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (__value, __pullback) = #into_path(#(#vars),*);
                 (__value, move |__dy: #out_tangent| {
                     let (#(#gnames,)*) = __pullback(__dy, #(#sink_args),*);
                     (#(#results,)*)
@@ -644,6 +665,13 @@ pub fn companions(
     // function without shared references has nothing to hand again: its `__vjp_into`
     // pullback serves; so it does for one with another exclusive reference (which keeps
     // its borrows).
+    // (a function of values only whose sweeps are its `runtime::entry` impls: the default
+    // `__vjp_reborrow` of `Entries{n}`, which is this)
+    let by_value = sig
+        .params
+        .iter()
+        .all(|p| !matches!(p.ty, syn::Type::Reference(_)));
+    let default_reborrow = in_trait && by_value && reborrow_fn_body.is_none();
     let reborrow_fn_body = reborrow_fn_body.unwrap_or_else(|| {
         let in_out = |i: usize| sig.params[i].in_out;
         let rerun = again
@@ -657,7 +685,7 @@ pub fn companions(
             .any(|a| matches!(a, crate::emit::Again::Ref(_) | crate::emit::Again::View(_)));
         if !rerun || !refs {
             return quote! {
-                let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                let (__value, __pullback) = #into_path(#(#vars),*);
                 (__value, move |__dy: #out_tangent, #(#sink_names: #sinks,)* #(_: #again_types),*| {
                     __pullback(__dy, #(#sink_names),*)
                 })
@@ -690,7 +718,7 @@ pub fn companions(
             }
         });
         let value = if place == Place::TraitImpl {
-            quote!(#owner #vjp_into #turbofish(#(#vars),*).0)
+            quote!(#into_path(#(#vars),*).0)
         } else {
             quote!(#primal_owner #ident #turbofish(#(#vars),*))
         };
@@ -698,7 +726,7 @@ pub fn companions(
             #(#copies)*
             let __value = #value;
             (__value, move |__dy: #out_tangent, #(#sink_names: #sinks,)* #(#patterns: #again_types),*| {
-                let (_, __pullback) = #owner #vjp_into #turbofish(#(#rerun_args),*);
+                let (_, __pullback) = #into_path(#(#rerun_args),*);
                 __pullback(__dy, #(#sink_names),*)
             })
         }
@@ -784,7 +812,6 @@ pub fn companions(
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
     let dy = format_ident!("__dy", span = Span::mixed_site());
-    let generated = direct.is_some();
     let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
         Some(body) => (
             quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
@@ -816,7 +843,6 @@ pub fn companions(
     // (`runtime::entry`), compiled only where a helper is used; any other: its own.
     // (`__vjp` and `vjp!`'s `__vjp_selected` too; a fused function keeps its own gradient
     // entry points, which run its fused sweep)
-    let any_kinds = entry_kinds(sig);
     let kinds = any_kinds.as_ref().filter(|_| generated);
     let runtime_entries = kinds.is_some() && seeded_item.is_empty();
     // (a function with constants keeps its own: `vjp!`'s pullback returns the
@@ -853,7 +879,6 @@ pub fn companions(
             }
         }
     };
-    let entry_impl = any_kinds.map(|k| entry_impls(sig, &k.kinds, generated));
     let entries = if runtime_entries {
         quote!()
     } else {
@@ -910,7 +935,7 @@ pub fn companions(
                     #(#in_out_starts)*
                     // (the sinks first: an argument taken by value moves into the call)
                     #(let #sink_names = #buffer_sinks;)*
-                    let (__value, __pullback) = #owner #vjp_into #turbofish(#(#vars),*);
+                    let (__value, __pullback) = #into_path(#(#vars),*);
                     let (#(#gnames,)*) = __pullback(#seed, #(#sink_names),*);
                     #(#buffer_adds)*
                     __value
@@ -918,51 +943,97 @@ pub fn companions(
             }
         }
     };
-    let items = quote! {
-        #[doc(hidden)]
-        #allow
-        #vis const #signature: #rt::select::Signature =
-            #rt::select::Signature::new(#name, &[#(#labels),*], &[#(#constants),*]);
-
-        #[doc(hidden)]
-        #allow
-        #vis const fn #all() -> #all_selection {
-            #all_value
+    let (own_vjp_into, impl_vjp_into) = if in_trait {
+        let (decls, _) = entry_decls(sig, true);
+        let lifetimes =
+            (0..sig.params.len()).map(|i| syn::Lifetime::new(&format!("'a{i}"), Span::call_site()));
+        let item = quote! {
+            #[inline]
+            fn #vjp_into<#(#lifetimes),*>(#(#decls),*)
+                -> (
+                    #output,
+                    impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)
+                )
+            {
+                #mention_primal
+                #vjp_into_fn_body
+            }
+        };
+        (quote!(), item)
+    } else {
+        let item = quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #vjp_into #gen_named (#(#decls),*)
+                -> (
+                    #output,
+                    impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)
+                        + #captures
+                )
+                #where_named
+            {
+                #bind_receiver
+                #mention_primal
+                #vjp_into_fn_body
+            }
+        };
+        (item, quote!())
+    };
+    let own_reborrow = if default_reborrow {
+        quote!()
+    } else {
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #allow
+            #vis fn #vjp_reborrow #gen_named (#(#decls),*)
+                -> (
+                    #output,
+                    impl ::core::ops::FnOnce(#out_tangent, #(#sinks,)* #(#again_types),*)
+                        -> (#(#into_tangents,)*)
+                        + #reborrow_captures
+                )
+                #where_named
+            {
+                #bind_receiver
+                #reborrow_fn_body
+            }
         }
+    };
+    let entry_impl =
+        (any_kinds.as_ref()).map(|k| entry_impls(sig, &k.kinds, impl_vjp_into, forward_impl));
+    // (a function with `runtime::entry` impls: its `Defaults{n}`, but for the selection
+    // of a function with constants)
+    let own_signature = match &any_kinds {
+        Some(_) => quote!(),
+        None => quote! {
+            #[doc(hidden)]
+            #allow
+            #vis const #signature: #rt::select::Signature =
+                #rt::select::Signature::new(#name, &[#(#labels),*], &[#(#constants),*]);
+        },
+    };
+    let own_all = match &any_kinds {
+        Some(k) if !k.constants => quote!(),
+        _ => quote! {
+            #[doc(hidden)]
+            #allow
+            #vis const fn #all() -> #all_selection {
+                #all_value
+            }
+        },
+    };
+    let items = quote! {
+        #own_signature
+
+        #own_all
 
         #own_vjp
 
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp_into #gen_named (#(#decls),*)
-            -> (
-                #output,
-                impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)
-                    + #captures
-            )
-            #where_named
-        {
-            #bind_receiver
-            #mention_primal
-            #vjp_into_fn_body
-        }
+        #own_vjp_into
 
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #vjp_reborrow #gen_named (#(#decls),*)
-            -> (
-                #output,
-                impl ::core::ops::FnOnce(#out_tangent, #(#sinks,)* #(#again_types),*)
-                    -> (#(#into_tangents,)*)
-                    + #reborrow_captures
-            )
-            #where_named
-        {
-            #bind_receiver
-            #reborrow_fn_body
-        }
+        #own_reborrow
 
         #entries
 
@@ -1083,6 +1154,54 @@ pub fn entry_kinds(sig: &Signature) -> Option<EntryKinds> {
     Some(EntryKinds { kinds, constants })
 }
 
+/// The parameters of a function with [`entry_kinds`] as its `runtime::entry` impls declare
+/// them (`__v0: f64`, `__v1: SliceArg<'a, f64>`), and their tangents (`__tv1:
+/// SliceSlot<'t, f64>`; `NoTangent` for a constant): a slice's lifetime the trait method's
+/// (`own_lifetimes`: each parameter's its own, `'a0`, `'a1`, … as `Reverse{n}`'s are).
+pub fn entry_decls(sig: &Signature, own_lifetimes: bool) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let rt = rt();
+    let mut args = Vec::new();
+    let mut tangents = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let (v, tv) = (
+            crate::ir::VarId(i).ident(),
+            crate::emit::tangent_var(crate::ir::VarId(i)),
+        );
+        let elem = match &p.ty {
+            syn::Type::Reference(r) => match &*r.elem {
+                syn::Type::Slice(s) => Some(&*s.elem),
+                _ => None,
+            },
+            _ => None,
+        };
+        let ty = &p.ty;
+        let a = if own_lifetimes {
+            syn::Lifetime::new(&format!("'a{i}"), Span::call_site())
+        } else {
+            syn::Lifetime::new("'a", Span::call_site())
+        };
+        match (elem, p.differentiable) {
+            (Some(e), true) => {
+                args.push(quote!(#v: #rt::entry::SliceArg<#a, #e>));
+                tangents.push(quote!(#tv: #rt::entry::SliceSlot<'t, #e>));
+            }
+            (Some(e), false) => {
+                args.push(quote!(#v: #rt::entry::ConstantSliceArg<#a, #e>));
+                tangents.push(quote!(#tv: #rt::NoTangent));
+            }
+            (None, true) => {
+                args.push(quote!(#v: #ty));
+                tangents.push(quote!(#tv: #ty));
+            }
+            (None, false) => {
+                args.push(quote!(#v: #ty));
+                tangents.push(quote!(#tv: #rt::NoTangent));
+            }
+        }
+    }
+    (args, tangents)
+}
+
 /// A primitive type (a float, an integer or `bool`) written by its name.
 fn primitive_name(ty: &syn::Type) -> Option<syn::Ident> {
     type_named(ty, |n| {
@@ -1090,54 +1209,44 @@ fn primitive_name(ty: &syn::Type) -> Option<syn::Ident> {
     })
 }
 
-/// The `runtime::entry::Sig{n}` impl of a function with [`entry_kinds`] (its reverse
-/// sweep, for the gradient helpers, `vjp!` and `jacobian!`; `reverse`: a generated one, not
-/// a hand-written rule's) and its `Jvp{n}` impl (its tangent sweep, for `jvp!`).
-fn entry_impls(sig: &Signature, kinds: &[TokenStream], reverse: bool) -> TokenStream {
+/// The `runtime::entry` impls of a function with [`entry_kinds`]: `Sig{n}` (its output,
+/// its parameters' kinds and names), `Reverse{n}` with its reverse sweep `reverse` (none
+/// for a hand-written rule's, which keeps its own) and `Forward{n}` with its tangent sweep
+/// `forward`.
+fn entry_impls(
+    sig: &Signature,
+    kinds: &[TokenStream],
+    reverse: TokenStream,
+    forward: TokenStream,
+) -> TokenStream {
     let rt = rt();
     let n = kinds.len();
     let ident = &sig.ident;
     let output = &sig.output;
     let ks: Vec<syn::Ident> = (0..n).map(|i| format_ident!("K{}", i)).collect();
-    let vars: Vec<syn::Ident> = (0..n).map(|i| crate::ir::VarId(i).ident()).collect();
-    let args = quote!(#(#vars: <Self::#ks as #rt::entry::Kind>::Arg<'a>),*);
-    let types = quote!(type Out = #output; #(type #ks = #kinds;)*);
-    let jvp_trait = format_ident!("Jvp{}", n);
-    let jvp_opts = companion(ident, "jvp_opts", false);
+    let name = ident.to_string();
+    let labels = sig.params.iter().map(|p| &p.label);
+    let (sig_trait, forward_trait) = (format_ident!("Sig{}", n), format_ident!("Forward{}", n));
+    let len = proc_macro2::Literal::usize_unsuffixed(n);
+    let allow = lint_allows();
     let mut out = quote! {
-        impl #rt::entry::#jvp_trait for #ident {
-            #types
-            // (not `#[track_caller]`: a tangent of the wrong shape is reported at the
-            // function, as the runtime's closure calling this cannot be tracked)
-            #[inline(always)]
-            fn jvp_opts<'a>(
-                #args,
-                __o: (#(::core::option::Option<<Self::#ks as #rt::entry::Kind>::Slot<'a>>,)*),
-            ) -> (#output, #output) {
-                Self::#jvp_opts(#(#vars,)* __o)
-            }
+        impl #rt::entry::#sig_trait for #ident {
+            type Out = #output;
+            #(type #ks = #kinds;)*
+            const NAME: &'static str = #name;
+            const PARAMS: [&'static str; #len] = [#(#labels),*];
+        }
+        #allow
+        impl #rt::entry::#forward_trait for #ident {
+            #forward
         }
     };
-    if reverse {
-        let trait_ = format_ident!("Sig{}", n);
-        let name = ident.to_string();
-        let labels = sig.params.iter().map(|p| &p.label);
-        let vjp_into = companion(ident, "vjp_into", false);
+    if !reverse.is_empty() {
+        let reverse_trait = format_ident!("Reverse{}", n);
         out.extend(quote! {
-            impl #rt::entry::#trait_ for #ident {
-                #types
-                const NAME: &'static str = #name;
-                const PARAMS: [&'static str; #n] = [#(#labels),*];
-                #[inline(always)]
-                fn vjp_into<'a>(#args) -> (
-                    #output,
-                    impl for<'s> ::core::ops::FnOnce(
-                        #output,
-                        #(<Self::#ks as #rt::entry::Kind>::Shadow<'s>),*
-                    ) -> (#(<Self::#ks as #rt::entry::Kind>::Pulled,)*),
-                ) {
-                    Self::#vjp_into(#(#vars),*)
-                }
+            #allow
+            impl #rt::entry::#reverse_trait for #ident {
+                #reverse
             }
         });
     }

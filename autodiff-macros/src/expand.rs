@@ -331,7 +331,7 @@ pub(crate) fn try_expand(
     // (a function with a hand-written forward rule, or whose own tangent sweep has no
     // refusal: `jacobian!` may fill its columns by forward mode, its callees permitting)
     let forward_sweep = sweep.as_ref().is_some_and(|s| s.refusal.is_none());
-    let mut forward = crate::forward::companions(&sig, &outer, &vis, sweep);
+    let (mut forward, forward_impl) = crate::forward::companions(&sig, &outer, &vis, sweep);
     let fused = seeded.is_some();
     forward.extend(crate::hessian::companions(
         &sig,
@@ -347,7 +347,15 @@ pub(crate) fn try_expand(
         forward_sweep,
         runtime_vjp,
     ));
-    let companions = companions(&sig, place, &outer, &vis, vjp_fn_body, seeded, forward);
+    let companions = companions(
+        &sig,
+        place,
+        &outer,
+        &vis,
+        vjp_fn_body,
+        seeded,
+        (forward, forward_impl),
+    );
     Ok(Expanded {
         func,
         companions,

@@ -139,14 +139,15 @@ fn has_shape(p: &crate::signature::Param) -> bool {
     p.shadow.is_some() || p.ty.to_token_stream().to_string().contains("Array")
 }
 
-/// The forward-mode companions of a function (see the module's documentation). `sweep` is
-/// `None` for a function with a hand-written rule (refused).
+/// The forward-mode companions of a function (see the module's documentation), and the
+/// `__jvp` of its `runtime::entry::Forward{n}` impl when it has one. `sweep` is `None` for a
+/// function with a hand-written rule (refused).
 pub fn companions(
     sig: &Signature,
     outer: &[TokenStream],
     vis: &syn::Visibility,
     sweep: Option<TangentSweep>,
-) -> TokenStream {
+) -> (TokenStream, TokenStream) {
     let rt = rt();
     let allow = lint_allows_if(sig.is_method);
     let m = sig.is_method;
@@ -364,11 +365,25 @@ pub fn companions(
             quote!(::core::option::Option::None)
         }
     });
+    // A function of float and float-slice parameters (and constants): its tangent sweep is
+    // its `runtime::entry::Forward{n}` impl's `__jvp` (a function with constants: that calls
+    // its own, which takes anything for their tangents), and `jvp!`'s closures the runtime's
+    // (`JvpEntries{n}`), but for `jvp!(f)`'s of a function with constants, which takes the
+    // differentiable parameters' tangents only
+    let runtime = crate::companions::entry_kinds(sig);
+    let n = sig.params.len();
+    let jvp_opts_path = match &runtime {
+        Some(_) => {
+            let entries = format_ident!("JvpEntries{}", n);
+            quote!(<Self as #rt::entry::#entries>::jvp_opts)
+        }
+        None => quote!(#owner #jvp_opts #turbofish),
+    };
     let fill_all = match &reason {
         // (reached by a caller's tangent sweep only through a method call, whose callee's
         // reasons no constant collects: `jvp!` refuses the rest where it is written)
         Some(r) => quote!(::core::panic!("{}", #r)),
-        None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* (#(#all_opts,)*))),
+        None => quote!(#jvp_opts_path(#(#vars,)* (#(#all_opts,)*))),
     };
     // The reason of the function or of a callee at most `depth` calls down: a walk bounded
     // by depth, so that functions calling each other (mutual recursion) make no cycle of
@@ -395,6 +410,61 @@ pub fn companions(
         quote!(#owner #forward_at(#rt::forward::CALL_DEPTH))
     };
     let reason_ty = quote!(::core::option::Option<&'static str>);
+    let own_jvp_item = quote! {
+        #[doc(hidden)]
+        #[inline]
+        #allow
+        #vis fn #jvp #gen_named (#(#decls,)* #(#tvars: #jvp_ttys),*)
+            -> (#output, #output_tangent)
+            #where_named
+        {
+            #bind_receiver
+            #body
+        }
+    };
+    let (own_jvp, own_jvp_opts, impl_jvp) = match &runtime {
+        Some(k) => {
+            let (args, tangents) = crate::companions::entry_decls(sig, false);
+            let body = if k.constants {
+                quote!(Self::#jvp(#(#vars,)* #(#tvars),*))
+            } else {
+                body
+            };
+            let item = quote! {
+                #[inline]
+                fn #jvp<'a, 't>(#(#args,)* #(#tangents),*) -> (#output, #output_tangent) {
+                    #body
+                }
+            };
+            if k.constants {
+                (own_jvp_item, quote!(), item)
+            } else {
+                (quote!(), quote!(), item)
+            }
+        }
+        None => (
+            own_jvp_item,
+            // the tangents `jvp!` was given in their slots: zeros for the others, shapes
+            // checked (a mismatch panics at the closure's call in the function's expansion:
+            // closures cannot be `#[track_caller]`)
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #[track_caller]
+                #allow
+                #vis fn #jvp_opts #gen_named (
+                    #(#vars: #tys_named,)*
+                    #o: <#slots_ty as #rt::forward::Slots>::Opts,
+                ) -> (#output, #output_tangent)
+                    #where_named
+                {
+                    #complete
+                    #call_core
+                }
+            },
+            quote!(),
+        ),
+    };
     let mut items = quote! {
         #[doc(hidden)]
         #allow
@@ -406,42 +476,12 @@ pub fn companions(
             #reasons
         }
 
-        #[doc(hidden)]
-        #[inline]
-        #allow
-        #vis fn #jvp #gen_named (#(#decls,)* #(#tvars: #jvp_ttys),*)
-            -> (#output, #output_tangent)
-            #where_named
-        {
-            #bind_receiver
-            #body
-        }
+        #own_jvp
 
-        // the tangents `jvp!` was given in their slots: zeros for the others, shapes checked
-        // (a mismatch panics at the closure's call in the function's expansion: closures
-        // cannot be `#[track_caller]`)
-        #[doc(hidden)]
-        #[inline]
-        #[track_caller]
-        #allow
-        #vis fn #jvp_opts #gen_named (
-            #(#vars: #tys_named,)*
-            #o: <#slots_ty as #rt::forward::Slots>::Opts,
-        ) -> (#output, #output_tangent)
-            #where_named
-        {
-            #complete
-            #call_core
-        }
-
+        #own_jvp_opts
     };
-    // A function of float and float-slice parameters (and constants): `jvp!`'s closures
-    // are the runtime's (`runtime::entry::JvpEntries{n}`, through the `Jvp{n}` impl beside
-    // the companions), but for `jvp!(f)`'s of a function with constants, which takes the
-    // differentiable parameters' tangents only
-    let runtime = crate::companions::entry_kinds(sig);
     if runtime.as_ref().is_some_and(|k| !k.constants) {
-        return items;
+        return (items, impl_jvp);
     }
     items.extend(quote! {
         #[doc(hidden)]
@@ -457,7 +497,7 @@ pub fn companions(
         }
     });
     if runtime.is_some() {
-        return items;
+        return (items, impl_jvp);
     }
     // `jvp!(f, params = [...])`: one closure per number of selected tangents
     for k in 1..=diff.len().min(MAX_SELECTED) {
@@ -489,7 +529,7 @@ pub fn companions(
             }
         });
     }
-    items
+    (items, impl_jvp)
 }
 
 /// `jvp!(f)` and `jvp!(f, params = [...])`.
@@ -502,10 +542,11 @@ pub fn jvp(input: HelperInput) -> syn::Result<TokenStream> {
         .segments
         .last()
         .map_or(Span::call_site(), |s| s.ident.span());
+    let name = crate::helpers::called_name(&input.func);
     let check = quote::quote_spanned! {span=>
-        const _: () = #rt::forward::check_supported(#forward);
+        const _: () = #rt::forward::check_supported(#forward, #name);
     };
-    let entries = crate::helpers::runtime_entries("JvpEntries");
+    let entries = crate::helpers::runtime_entries();
     let Some((span, refs)) = input.params else {
         let target = companion_path(&input.func, "jvp_function");
         return Ok(quote!({ #check #entries #target() }));

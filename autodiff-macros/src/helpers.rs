@@ -8,6 +8,7 @@
 use crate::emit::companion_path;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 
 pub enum ParamRef {
@@ -79,14 +80,22 @@ pub fn accumulate_gradients(input: HelperInput) -> syn::Result<TokenStream> {
     selected_helper(input, "accumulate_gradients")
 }
 
-/// The runtime's entry-point traits `{family}1`…`{family}8` brought into scope (`Entries`,
-/// `JvpEntries`): a function whose entry points the runtime writes has them through these
-/// (see `runtime::entry`); one with its own finds those first.
-pub fn runtime_entries(family: &str) -> TokenStream {
-    let traits = (1..=8u32).map(|n| format_ident!("{}{}", family, n));
+/// The name the helper's function is called by (its path's last segment), for the
+/// runtime's messages.
+pub fn called_name(func: &syn::ExprPath) -> String {
+    func.path
+        .segments
+        .last()
+        .map_or_else(String::new, |s| s.ident.unraw().to_string())
+}
+
+/// The runtime's entry-point traits brought into scope (`runtime::entry::traits`): a
+/// function whose sweeps and entry points the runtime's traits carry has them through these;
+/// one with its own finds those first.
+pub fn runtime_entries() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
-        use ::autodiff::__private::entry::{#(#traits as _),*};
+        use ::autodiff::__private::entry::traits::*;
     }
 }
 
@@ -95,7 +104,7 @@ pub fn runtime_entries(family: &str) -> TokenStream {
 fn selected_helper(input: HelperInput, what: &str) -> syn::Result<TokenStream> {
     let rt = quote!(::autodiff::__private);
     let target = companion_path(&input.func, what);
-    let entries = runtime_entries("Entries");
+    let entries = runtime_entries();
     let Some((span, refs)) = input.params else {
         let all = companion_path(&input.func, "all");
         return Ok(quote!({
@@ -187,7 +196,7 @@ pub fn vjp(input: HelperInput) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(span, crate::diag::VJP_TAKES_NO_PARAMS));
     }
     let target = companion_path(&input.func, "vjp_selected");
-    let entries = runtime_entries("Entries");
+    let entries = runtime_entries();
     Ok(quote!({
         #entries
         #target

@@ -198,14 +198,7 @@ fn support(
             Some((ident.clone(), *fused)),
         ),
         ([], Some(crate::second_order::Copy::Failed(reason))) => return Err(reason.clone()),
-        _ => {
-            return Err(format!(
-                "`{name}` is not generic over its float type: `hvp!` and `hessian!` run its \
-                 gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a \
-                 copy generic over the float type is written for them), or write it \
-                 `fn {name}<T: Float>(…) -> T` with `T` for `f64`"
-            ))
-        }
+        _ => return Err(not_generic(sig)),
     };
     if types != usize::from(copy.is_none()) {
         return Err(format!(
@@ -316,6 +309,18 @@ fn refused_hessian(sig: &Signature, vis: &syn::Visibility, reason: TokenStream) 
         #vis const #hessian_c: ::core::option::Option<&'static str> = #reason;
         #closure
     }
+}
+
+/// Why `hvp!` and `hessian!` refuse a function not generic over its float type (the
+/// runtime's `forward::NOT_GENERIC`, which the defaults of its `FirstOrder{n}` traits say).
+fn not_generic(sig: &Signature) -> String {
+    let name = &sig.ident;
+    format!(
+        "`{name}` is not generic over its float type: `hvp!` and `hessian!` run its gradient \
+         on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over \
+         the float type is written for them), or write it `fn {name}<T: Float>(…) -> T` with \
+         `T` for its float type"
+    )
 }
 
 /// Every bound of the float type `t` required of `Dual<t>` too (`None` without bounds):
@@ -461,6 +466,14 @@ pub fn companions(
 
     let support = match support(sig, custom, copy) {
         Ok(s) => s,
+        // (a function of float and float-slice parameters: the runtime's `FirstOrder{n}`
+        // says so, with closures of its own)
+        Err(reason)
+            if reason == not_generic(sig)
+                && crate::companions::entry_kinds(sig).is_some_and(|k| !k.constants) =>
+        {
+            return TokenStream::new();
+        }
         Err(reason) => {
             // refused: the closures' types only, for the call to type-check while the
             // reason is reported
@@ -840,8 +853,11 @@ pub fn helper(input: HelperInput, hessian: bool) -> syn::Result<TokenStream> {
         "HVP"
     };
     let reason = companion_path(&input.func, reason);
+    let name = crate::helpers::called_name(&input.func);
+    let entries = crate::helpers::runtime_entries();
     let check = quote::quote_spanned! {span=>
-        const _: () = #rt::dual::check_supported(#reason);
+        #entries
+        const _: () = #rt::dual::check_supported(#reason, #name);
     };
     let Some((params_span, refs)) = input.params else {
         let target = companion_path(

@@ -16,9 +16,9 @@
 //! Beside the others, a function gets:
 //!
 //! * `__JACOBIAN`: `None`, or why `jacobian!` cannot serve the function (an output that is
-//!   not a float, `Vec`, array or `Array1`; a parameter that cannot be passed again);
-//!   `__JACOBIAN_ALL` adds the count of differentiable parameters (`jacobian!(f)` without
-//!   `params` needs exactly one), and `__JACOBIAN_K` is that one's position.
+//!   not a float, `Vec`, array or `Array1`; a parameter that cannot be passed again).
+//!   `jacobian!(f)` without `params` needs exactly one differentiable parameter: the
+//!   runtime counts them, and finds it, in `__SIGNATURE` (`select::check_one_parameter`).
 //! * `__jacobian_function(selection)`: the closure, generic over the selection
 //!   (`select::Sel1<K>`, or `jacobian::Refused` when a reason is reported, so the reason is
 //!   the only error). Its bounds are on the selection, so a function `jacobian!` never
@@ -135,37 +135,15 @@ pub fn companions(
     let ident = &sig.ident;
     let name = ident.to_string();
     let reason_c = companion(ident, "JACOBIAN", m);
-    let all_c = companion(ident, "JACOBIAN_ALL", m);
-    let k_c = companion(ident, "JACOBIAN_K", m);
     let function = companion(ident, "jacobian_function", m);
     let vjp = companion(ident, "vjp", m);
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
 
     let reason = refusal(sig);
-    let diff = sig.differentiable_positions();
-    let all_reason = reason.clone().or_else(|| match diff.as_slice() {
-        [_] => None,
-        [] => Some(format!("`{name}` has no differentiable parameter")),
-        several => {
-            let names: Vec<String> = several
-                .iter()
-                .map(|&i| format!("`{}`", sig.params[i].name))
-                .collect();
-            Some(format!(
-                "`{name}` has {} differentiable parameters ({}): `jacobian!` needs exactly one; \
-                 select it with `params = [\"{}\"]`",
-                several.len(),
-                names.join(", "),
-                sig.params[several[0]].name
-            ))
-        }
-    });
-    let k = diff.first().copied().unwrap_or(0);
-    let opt = |r: &Option<String>| match r {
+    let own = match &reason {
         Some(r) => quote!(::core::option::Option::Some(#r)),
         None => quote!(::core::option::Option::None),
     };
-    let (own, all) = (opt(&reason), opt(&all_reason));
 
     let vars: Vec<syn::Ident> = (0..sig.params.len()).map(|i| VarId(i).ident()).collect();
     let tys: Vec<&syn::Type> = sig.params.iter().map(|p| &p.ty).collect();
@@ -234,15 +212,14 @@ pub fn companions(
         #[doc(hidden)]
         #allow
         #vis const #reason_c: ::core::option::Option<&'static str> = #own;
-        #[doc(hidden)]
-        #allow
-        #vis const #all_c: ::core::option::Option<&'static str> = #all;
-        #[doc(hidden)]
-        #allow
-        #vis const #k_c: usize = #k;
     };
     if runtime {
-        return constants;
+        // (`None`: the default of the runtime's `Entries{n}`)
+        return if reason.is_some() {
+            constants
+        } else {
+            TokenStream::new()
+        };
     }
     quote! {
         #constants
@@ -429,18 +406,20 @@ pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
         .last()
         .map_or(Span::call_site(), |s| s.ident.span());
     let target = companion_path(&input.func, "jacobian_function");
-    let entries = crate::helpers::runtime_entries("Entries");
+    let entries = crate::helpers::runtime_entries();
     let Some((params_span, refs)) = input.params else {
-        let reason = companion_path(&input.func, "JACOBIAN_ALL");
-        let k = companion_path(&input.func, "JACOBIAN_K");
+        let reason = companion_path(&input.func, "JACOBIAN");
+        let signature = companion_path(&input.func, "SIGNATURE");
         let check = quote::quote_spanned! {span=>
-            const _: () = #rt::jacobian::check_supported(#reason);
+            const _: () = #rt::select::check_one_parameter(#reason, &#signature);
         };
         return Ok(quote! {{
-            #check
             #entries
-            #target(<#rt::jacobian::Choice<{ #k }, { #reason.is_none() }>
-                as #rt::jacobian::Pick>::Sel::default())
+            #check
+            #target(<#rt::jacobian::Choice<
+                { #rt::select::first_differentiable(&#signature) },
+                { #reason.is_none() && #rt::select::differentiable_count(&#signature) == 1 },
+            > as #rt::jacobian::Pick>::Sel::default())
         }});
     };
     if refs.len() != 1 {
@@ -457,9 +436,9 @@ pub fn helper(input: HelperInput) -> syn::Result<TokenStream> {
     let (consts, keys) = crate::helpers::selection_consts(&input.func, &refs)?;
     let key = &keys[0];
     Ok(quote! {{
+        #entries
         #check
         #consts
-        #entries
         #target(<#rt::jacobian::Choice<#key, { #reason.is_none() }>
             as #rt::jacobian::Pick>::Sel::default())
     }})

@@ -73,6 +73,24 @@ pub trait Kind {
     ) -> (Self::Shadow<'g>, Self::Later<'g>);
     /// Adds a returned gradient into the caller's buffer.
     fn after(later: Self::Later<'_>, pulled: Self::Pulled);
+    /// Whether the parameter gets a gradient (and a tangent).
+    const DIFFERENTIABLE: bool;
+    /// What a `__vjp_reborrow` pullback is handed again at this position (see
+    /// [`again`](crate::again)).
+    type Again<'s>;
+    /// The zero tangent `jvp!` lends a parameter it was given no tangent for.
+    type Zero: 'static;
+    /// The zero tangent of `arg` when `absent` (nothing to make otherwise).
+    fn zero(arg: &Self::Arg<'_>, absent: bool) -> Self::Zero;
+    /// The tangent the sweep takes: the one given (its shape checked against `arg`'s,
+    /// naming the parameter), or `zero`'s.
+    fn tangent<'g: 't, 't>(
+        arg: &Self::Arg<'_>,
+        given: Option<Self::Slot<'g>>,
+        zero: &'t Self::Zero,
+        function: &str,
+        param: &str,
+    ) -> Self::Slot<'t>;
 }
 
 /// A float parameter taken by value: its gradient is returned by the pullback.
@@ -110,6 +128,18 @@ impl<T: Real + Differentiable<Tangent = T>> Kind for Scalar<T> {
     fn after(later: Option<&mut T>, pulled: T) {
         if let Some(b) = later {
             Accumulate::accumulate(b, pulled);
+        }
+    }
+    const DIFFERENTIABLE: bool = true;
+    type Again<'s> = crate::again::Val<T>;
+    type Zero = ();
+    #[inline(always)]
+    fn zero(_: &T, _: bool) {}
+    #[inline(always)]
+    fn tangent<'g: 't, 't>(arg: &T, given: Option<T>, _: &'t (), _: &str, _: &str) -> T {
+        match given {
+            Some(t) => t,
+            None => arg.zero_tangent(),
         }
     }
 }
@@ -160,7 +190,44 @@ impl<E: Real + Differentiable<Tangent = E>> Kind for Slice<E> {
     }
     #[inline(always)]
     fn after(_: (), _: NoTangent) {}
+    const DIFFERENTIABLE: bool = true;
+    type Again<'s> = crate::again::Ref<'s, [E]>;
+    type Zero = Vec<E>;
+    #[inline(always)]
+    fn zero(arg: &&[E], absent: bool) -> Vec<E> {
+        if absent {
+            E::zero_tangents(arg)
+        } else {
+            Vec::new()
+        }
+    }
+    #[inline(always)]
+    fn tangent<'g: 't, 't>(
+        arg: &&[E],
+        given: Option<&'g [E]>,
+        zero: &'t Vec<E>,
+        function: &str,
+        param: &str,
+    ) -> &'t [E] {
+        match given {
+            Some(t) => {
+                crate::forward::check_shape(*arg, t, function, param);
+                t
+            }
+            None => zero,
+        }
+    }
 }
+
+/// A [`Slice`] argument, as a function's `Reverse{n}` and `Forward{n}` impls write it: the
+/// trait's lifetime is bound where the function is called (early), as the trait's is.
+pub type SliceArg<'a, E> = <Slice<E> as Kind>::Arg<'a>;
+
+/// A [`Slice`] parameter's tangent, as a function's `Forward{n}` impl writes it.
+pub type SliceSlot<'t, E> = <Slice<E> as Kind>::Slot<'t>;
+
+/// A [`ConstantSlice`] argument, as a function's `Reverse{n}` and `Forward{n}` impls write it.
+pub type ConstantSliceArg<'a, E> = <ConstantSlice<E> as Kind>::Arg<'a>;
 
 /// A parameter that gets no gradient, taken by value (a count, a flag, a `#[no_grad]`
 /// float): a constant to the sweeps.
@@ -172,7 +239,7 @@ pub struct ConstantSlice<E>(PhantomData<E>);
 /// The [`Kind`] of a parameter that gets no gradient, its argument `$arg` (borrowing for
 /// `$a`): no shadow, no buffer, `NoTangent` everywhere.
 macro_rules! constant_kind {
-    ($name:ident<$t:ident: [$($bound:tt)+]>, $a:lifetime => $arg:ty) => {
+    ($name:ident<$t:ident: [$($bound:tt)+]>, $a:lifetime => $arg:ty, $again:ty) => {
         impl<$t: $($bound)+> Kind for $name<$t> {
             type Arg<$a> = $arg;
             type Slot<$a> = NoTangent;
@@ -203,12 +270,27 @@ macro_rules! constant_kind {
             }
             #[inline(always)]
             fn after(_: (), _: NoTangent) {}
+            const DIFFERENTIABLE: bool = false;
+            type Again<'s> = $again;
+            type Zero = ();
+            #[inline(always)]
+            fn zero(_: &Self::Arg<'_>, _: bool) {}
+            #[inline(always)]
+            fn tangent<'g: 't, 't>(
+                _: &Self::Arg<'_>,
+                _: Option<NoTangent>,
+                _: &'t (),
+                _: &str,
+                _: &str,
+            ) -> NoTangent {
+                NoTangent
+            }
         }
     };
 }
 
-constant_kind!(Constant<T: [Copy]>, 'a => T);
-constant_kind!(ConstantSlice<E: [Copy + 'static]>, 'a => &'a [E]);
+constant_kind!(Constant<T: [Copy]>, 'a => T, crate::again::Val<T>);
+constant_kind!(ConstantSlice<E: [Copy + 'static]>, 'a => &'a [E], crate::again::Ref<'s, [E]>);
 
 /// What `vjp!`'s pullback returns: one gradient bare, several as a tuple.
 macro_rules! selected_type {
@@ -222,10 +304,23 @@ macro_rules! selected_value {
     (many; $($g:ident),+) => { ($($g,)+) };
 }
 
+/// `hvp!(f, params = [...])`'s closure with the selection `$I`, for a refused function:
+/// never made.
+macro_rules! refused_sel {
+    ($name:ident, ($($K:ident),+), ($($I:ident),+)) => {
+        #[doc = concat!("`hvp!` with ", stringify!($($I),+), " selected: never made.")]
+        fn $name<'a, S, $($I),+>(_selection: S) -> fn($(<Self::$K as Kind>::Arg<'a>,)+ $($I),+) -> ! {
+            unreachable!()
+        }
+    };
+}
+
 macro_rules! entries {
-    ($doc:literal, $Sig:ident, $Entries:ident, $n:literal, $shape:ident;
-     $(($K:ident, $a:ident, $b:ident, $s:ident, $g:ident, $l:ident, $i:tt)),+) => {
-        #[doc = concat!("A function of ", $doc, ": the kinds of its parameters and its reverse sweep.")]
+    ($doc:literal, $Sig:ident, $Reverse:ident, $Entries:ident, $Defaults:ident, $SelAll:ident,
+     $n:literal,
+     $shape:ident;
+     $(($K:ident, $a:ident, $b:ident, $s:ident, $g:ident, $l:ident, $i:tt, $lt:lifetime)),+) => {
+        #[doc = concat!("A function of ", $doc, ": its output, the kinds of its parameters, their names.")]
         pub trait $Sig {
             /// The function's output (a float).
             type Out: Differentiable;
@@ -237,9 +332,16 @@ macro_rules! entries {
             const NAME: &'static str;
             /// The parameters' names, for messages.
             const PARAMS: [&'static str; $n];
-            /// The function's `__vjp_into`.
+        }
+
+        #[doc = concat!("A [`", stringify!($Sig), "`] function's reverse sweep.")]
+        pub trait $Reverse: $Sig {
+            /// The value, and the pullback adding the gradients of slices into their
+            /// shadows and returning the others'.
+            /// (Each argument's lifetime its own, as the function's are: the pullback
+            /// captures each.)
             #[allow(clippy::too_many_arguments)]
-            fn vjp_into<'a>($($a: <Self::$K as Kind>::Arg<'a>),+) -> (
+            fn __vjp_into<$($lt),+>($($a: <Self::$K as Kind>::Arg<$lt>),+) -> (
                 Self::Out,
                 impl for<'s> FnOnce(
                     <Self::Out as Differentiable>::Tangent,
@@ -248,8 +350,73 @@ macro_rules! entries {
             );
         }
 
+        #[doc = concat!("What every [`", stringify!($Sig), "`] function has unless it writes its own: its signature for `params = [...]`, the selection of all its parameters, and what `hvp!` and `hessian!` find of a function not generic over its float type — the reason they refuse it, and closures of the types they return, for the call to type-check while the reason is reported.")]
+        pub trait $Defaults: $Sig + Sized {
+            /// The parameters' names and which get gradients, for `params = [...]`.
+            const __SIGNATURE: crate::select::Signature = crate::select::Signature {
+                function: Self::NAME,
+                names: &Self::PARAMS,
+                constants: &[],
+                flags: &[$(<Self::$K as Kind>::DIFFERENTIABLE),+],
+            };
+            /// Every parameter selected (a function with constants has its own).
+            #[inline(always)]
+            fn __all() -> crate::select::$SelAll<$($i),+> {
+                crate::select::$SelAll
+            }
+            /// Why `hvp!` refuses the function (`{f}`: its name).
+            const __HVP: Option<&'static str> = Some(crate::forward::NOT_GENERIC);
+            /// Why `hessian!` refuses the function.
+            const __HESSIAN: Option<&'static str> = Some(crate::forward::NOT_GENERIC);
+            /// `hvp!(f)`'s closure: never made.
+            #[allow(clippy::type_complexity)]
+            fn __hvp_function<'a>() -> fn(
+                $(<Self::$K as Kind>::Arg<'a>,)+
+                $(<Self::$K as Kind>::Slot<'a>),+
+            ) -> ! {
+                unreachable!()
+            }
+            /// `hessian!(f)`'s closure: never made.
+            fn __hessian_function<'a>() -> fn($(<Self::$K as Kind>::Arg<'a>),+) -> ! {
+                unreachable!()
+            }
+            /// `hessian!(f, params = [...])`'s closure: never made.
+            fn __hessian_sel1<'a, S>(_selection: S) -> fn($(<Self::$K as Kind>::Arg<'a>),+) -> ! {
+                unreachable!()
+            }
+            refused_sel!(__hvp_sel1, ($($K),+), (I0));
+            refused_sel!(__hvp_sel2, ($($K),+), (I0, I1));
+            refused_sel!(__hvp_sel3, ($($K),+), (I0, I1, I2));
+            refused_sel!(__hvp_sel4, ($($K),+), (I0, I1, I2, I3));
+            refused_sel!(__hvp_sel5, ($($K),+), (I0, I1, I2, I3, I4));
+            refused_sel!(__hvp_sel6, ($($K),+), (I0, I1, I2, I3, I4, I5));
+            refused_sel!(__hvp_sel7, ($($K),+), (I0, I1, I2, I3, I4, I5, I6));
+            refused_sel!(__hvp_sel8, ($($K),+), (I0, I1, I2, I3, I4, I5, I6, I7));
+        }
+
+        impl<F: $Sig> $Defaults for F {}
+
         #[doc = concat!("The gradient helpers' entry points of every [`", stringify!($Sig), "`] function.")]
-        pub trait $Entries: $Sig + Sized {
+        pub trait $Entries: $Reverse + Sized {
+            /// Why `jacobian!` refuses the function: never (a float output).
+            const __JACOBIAN: Option<&'static str> = None;
+
+            /// The value, and a pullback handed the arguments again after the shadows (a
+            /// function of values only, which it needs not: its `__vjp_into`'s).
+            #[inline]
+            #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_variables)]
+            fn __vjp_reborrow<'a>($($a: <Self::$K as Kind>::Arg<'a>),+) -> (
+                Self::Out,
+                impl for<'s> FnOnce(
+                    <Self::Out as Differentiable>::Tangent,
+                    $(<Self::$K as Kind>::Shadow<'s>,)+
+                    $(<Self::$K as Kind>::Again<'s>),+
+                ) -> ($(<Self::$K as Kind>::Pulled,)+),
+            ) {
+                let (value, pullback) = Self::__vjp_into($($a),+);
+                (value, move |dy, $($s,)+ $($l),+| pullback(dy, $($s),+))
+            }
+
             /// `value_and_gradients_function!`: the value and the selected gradients;
             /// buffers only for the selected slices.
             #[inline]
@@ -267,7 +434,7 @@ macro_rules! entries {
                 };
                 move |$($a),+| {
                     $(let mut $b = <Self::$K as Kind>::buffer(&$a, picks($i));)+
-                    let (value, pullback) = Self::vjp_into($($a),+);
+                    let (value, pullback) = Self::__vjp_into($($a),+);
                     let ($($g,)+) = pullback(
                         <S as ScalarOutputFor<Self::Out>>::seed(),
                         $(<Self::$K as Kind>::shadow(&mut $b, picks($i))),+
@@ -320,7 +487,7 @@ macro_rules! entries {
                             $b,
                         );
                     )+
-                    let (value, pullback) = Self::vjp_into($($a),+);
+                    let (value, pullback) = Self::__vjp_into($($a),+);
                     let ($($g,)+) = pullback(<S as ScalarOutputFor<Self::Out>>::seed(), $($s),+);
                     $(<Self::$K as Kind>::after($l, $g);)+
                     value
@@ -337,7 +504,7 @@ macro_rules! entries {
                     -> ($(<Self::$K as Kind>::Grad,)+),
             ) {
                 $(let mut $b = <Self::$K as Kind>::buffer(&$a, true);)+
-                let (value, pullback) = Self::vjp_into($($a),+);
+                let (value, pullback) = Self::__vjp_into($($a),+);
                 (value, move |dy| {
                     let ($($g,)+) = pullback(dy, $(<Self::$K as Kind>::shadow(&mut $b, true)),+);
                     ($(<Self::$K as Kind>::finish($b, $g),)+)
@@ -402,33 +569,41 @@ macro_rules! entries {
             }
         }
 
-        impl<F: $Sig> $Entries for F {}
+        impl<F: $Reverse> $Entries for F {}
     };
 }
 
-entries!("one parameter", Sig1, Entries1, 1, one;
-    (K0, a0, b0, s0, g0, l0, 0));
-entries!("two parameters", Sig2, Entries2, 2, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1));
-entries!("three parameters", Sig3, Entries3, 3, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2));
-entries!("four parameters", Sig4, Entries4, 4, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
-    (K3, a3, b3, s3, g3, l3, 3));
-entries!("five parameters", Sig5, Entries5, 5, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
-    (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4));
-entries!("six parameters", Sig6, Entries6, 6, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
-    (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5));
-entries!("seven parameters", Sig7, Entries7, 7, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
-    (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5),
-    (K6, a6, b6, s6, g6, l6, 6));
-entries!("eight parameters", Sig8, Entries8, 8, many;
-    (K0, a0, b0, s0, g0, l0, 0), (K1, a1, b1, s1, g1, l1, 1), (K2, a2, b2, s2, g2, l2, 2),
-    (K3, a3, b3, s3, g3, l3, 3), (K4, a4, b4, s4, g4, l4, 4), (K5, a5, b5, s5, g5, l5, 5),
-    (K6, a6, b6, s6, g6, l6, 6), (K7, a7, b7, s7, g7, l7, 7));
+entries!("one parameter", Sig1, Reverse1, Entries1, Defaults1, Sel1, 1,
+    one;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0));
+entries!("two parameters", Sig2, Reverse2, Entries2, Defaults2, Sel2, 2,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1));
+entries!("three parameters", Sig3, Reverse3, Entries3, Defaults3, Sel3, 3,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2));
+entries!("four parameters", Sig4, Reverse4, Entries4, Defaults4, Sel4, 4,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2),
+    (K3, a3, b3, s3, g3, l3, 3, 'a3));
+entries!("five parameters", Sig5, Reverse5, Entries5, Defaults5, Sel5, 5,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2),
+    (K3, a3, b3, s3, g3, l3, 3, 'a3), (K4, a4, b4, s4, g4, l4, 4, 'a4));
+entries!("six parameters", Sig6, Reverse6, Entries6, Defaults6, Sel6, 6,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2),
+    (K3, a3, b3, s3, g3, l3, 3, 'a3), (K4, a4, b4, s4, g4, l4, 4, 'a4), (K5, a5, b5, s5, g5, l5, 5, 'a5));
+entries!("seven parameters", Sig7, Reverse7, Entries7, Defaults7, Sel7, 7,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2),
+    (K3, a3, b3, s3, g3, l3, 3, 'a3), (K4, a4, b4, s4, g4, l4, 4, 'a4), (K5, a5, b5, s5, g5, l5, 5, 'a5),
+    (K6, a6, b6, s6, g6, l6, 6, 'a6));
+entries!("eight parameters", Sig8, Reverse8, Entries8, Defaults8, Sel8, 8,
+    many;
+    (K0, a0, b0, s0, g0, l0, 0, 'a0), (K1, a1, b1, s1, g1, l1, 1, 'a1), (K2, a2, b2, s2, g2, l2, 2, 'a2),
+    (K3, a3, b3, s3, g3, l3, 3, 'a3), (K4, a4, b4, s4, g4, l4, 4, 'a4), (K5, a5, b5, s5, g5, l5, 5, 'a5),
+    (K6, a6, b6, s6, g6, l6, 6, 'a6), (K7, a7, b7, s7, g7, l7, 7, 'a7));
 
 /// `jvp!(f, params = [...])` with `k` selected tangents: the arguments, then the selected
 /// tangents, placed in their slots by the selection.
@@ -450,27 +625,37 @@ macro_rules! jvp_sel {
 }
 
 macro_rules! jvp_entries {
-    ($doc:literal, $Jvp:ident, $Entries:ident;
-     $(($K:ident, $a:ident, $t:ident)),+) => {
-        #[doc = concat!("A function of ", $doc, " for `jvp!`: the kinds of its parameters and its tangent sweep.")]
-        pub trait $Jvp {
-            /// The function's output (a float).
-            type Out: Differentiable;
-            $(
-                #[doc = concat!("The kind of parameter `", stringify!($a), "`.")]
-                type $K: Kind;
-            )+
-            /// The function's `__jvp_opts`: the value and the tangent, from the tangents
-            /// given in their slots (zeros for the others).
-            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-            fn jvp_opts<'a>(
+    ($Sig:ident, $Forward:ident, $Entries:ident;
+     $(($K:ident, $a:ident, $t:ident, $z:ident, $i:tt)),+) => {
+        #[doc = concat!("A [`", stringify!($Sig), "`] function's tangent sweep.")]
+        pub trait $Forward: $Sig {
+            /// The value and the tangent, from the arguments and their tangents
+            /// (`NoTangent` for a constant).
+            #[allow(clippy::too_many_arguments)]
+            fn __jvp<'a, 't>(
                 $($a: <Self::$K as Kind>::Arg<'a>,)+
-                opts: ($(Option<<Self::$K as Kind>::Slot<'a>>,)+),
+                $($t: <Self::$K as Kind>::Slot<'t>),+
             ) -> (Self::Out, <Self::Out as Differentiable>::Tangent);
         }
 
         #[doc = concat!("`jvp!`'s entry points of every [`", stringify!($Jvp), "`] function.")]
-        pub trait $Entries: $Jvp + Sized {
+        pub trait $Entries: $Forward + Sized {
+            /// The value and the tangent, from the tangents given in their slots (zeros
+            /// for the others; each given one's shape checked against its argument's).
+            #[inline]
+            #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+            fn jvp_opts<'a>(
+                $($a: <Self::$K as Kind>::Arg<'a>,)+
+                opts: ($(Option<<Self::$K as Kind>::Slot<'a>>,)+),
+            ) -> (Self::Out, <Self::Out as Differentiable>::Tangent) {
+                let ($($t,)+) = opts;
+                $(let $z = <Self::$K as Kind>::zero(&$a, $t.is_none());)+
+                Self::__jvp(
+                    $($a,)+
+                    $(<Self::$K as Kind>::tangent(&$a, $t, &$z, Self::NAME, Self::PARAMS[$i])),+
+                )
+            }
+
             /// `jvp!(f)`: the arguments, then every parameter's tangent.
             #[inline]
             #[allow(clippy::type_complexity)]
@@ -493,22 +678,52 @@ macro_rules! jvp_entries {
                 (I0 s0, I1 s1, I2 s2, I3 s3, I4 s4, I5 s5, I6 s6, I7 s7));
         }
 
-        impl<F: $Jvp> $Entries for F {}
+        impl<F: $Forward> $Entries for F {}
     };
 }
 
-jvp_entries!("one parameter", Jvp1, JvpEntries1; (K0, a0, t0));
-jvp_entries!("two parameters", Jvp2, JvpEntries2; (K0, a0, t0), (K1, a1, t1));
-jvp_entries!("three parameters", Jvp3, JvpEntries3; (K0, a0, t0), (K1, a1, t1), (K2, a2, t2));
-jvp_entries!("four parameters", Jvp4, JvpEntries4;
-    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3));
-jvp_entries!("five parameters", Jvp5, JvpEntries5;
-    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4));
-jvp_entries!("six parameters", Jvp6, JvpEntries6;
-    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5));
-jvp_entries!("seven parameters", Jvp7, JvpEntries7;
-    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5),
-    (K6, a6, t6));
-jvp_entries!("eight parameters", Jvp8, JvpEntries8;
-    (K0, a0, t0), (K1, a1, t1), (K2, a2, t2), (K3, a3, t3), (K4, a4, t4), (K5, a5, t5),
-    (K6, a6, t6), (K7, a7, t7));
+jvp_entries!(Sig1, Forward1, JvpEntries1; (K0, a0, t0, z0, 0));
+jvp_entries!(Sig2, Forward2, JvpEntries2; (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1));
+jvp_entries!(Sig3, Forward3, JvpEntries3;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2));
+jvp_entries!(Sig4, Forward4, JvpEntries4;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3));
+jvp_entries!(Sig5, Forward5, JvpEntries5;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3),
+    (K4, a4, t4, z4, 4));
+jvp_entries!(Sig6, Forward6, JvpEntries6;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3),
+    (K4, a4, t4, z4, 4), (K5, a5, t5, z5, 5));
+jvp_entries!(Sig7, Forward7, JvpEntries7;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3),
+    (K4, a4, t4, z4, 4), (K5, a5, t5, z5, 5), (K6, a6, t6, z6, 6));
+jvp_entries!(Sig8, Forward8, JvpEntries8;
+    (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3),
+    (K4, a4, t4, z4, 4), (K5, a5, t5, z5, 5), (K6, a6, t6, z6, 6), (K7, a7, t7, z7, 7));
+
+/// Every trait of this module, in scope without a name: generated code that calls a
+/// function's `__vjp_into`, `__vjp_reborrow` or `__jvp`, or reaches its helpers' entry
+/// points, glob-imports this module (the function's own items, when it has them, are found
+/// first).
+pub mod traits {
+    pub use super::{
+        Defaults1 as _, Defaults2 as _, Defaults3 as _, Defaults4 as _, Defaults5 as _,
+        Defaults6 as _, Defaults7 as _, Defaults8 as _,
+    };
+    pub use super::{
+        Entries1 as _, Entries2 as _, Entries3 as _, Entries4 as _, Entries5 as _, Entries6 as _,
+        Entries7 as _, Entries8 as _,
+    };
+    pub use super::{
+        Forward1 as _, Forward2 as _, Forward3 as _, Forward4 as _, Forward5 as _, Forward6 as _,
+        Forward7 as _, Forward8 as _,
+    };
+    pub use super::{
+        JvpEntries1 as _, JvpEntries2 as _, JvpEntries3 as _, JvpEntries4 as _, JvpEntries5 as _,
+        JvpEntries6 as _, JvpEntries7 as _, JvpEntries8 as _,
+    };
+    pub use super::{
+        Reverse1 as _, Reverse2 as _, Reverse3 as _, Reverse4 as _, Reverse5 as _, Reverse6 as _,
+        Reverse7 as _, Reverse8 as _,
+    };
+}

@@ -7,9 +7,12 @@
 /// a receiver, `"_0"` for a pattern) and the positions of those that get no gradient.
 #[derive(Clone, Copy, Debug)]
 pub struct Signature {
-    function: &'static str,
-    names: &'static [&'static str],
-    constants: &'static [usize],
+    pub(crate) function: &'static str,
+    pub(crate) names: &'static [&'static str],
+    pub(crate) constants: &'static [usize],
+    /// Each parameter's `runtime::entry::Kind::DIFFERENTIABLE`, when the signature is
+    /// built from a function's kinds (`constants` is then empty).
+    pub(crate) flags: &'static [bool],
 }
 
 impl Signature {
@@ -24,6 +27,7 @@ impl Signature {
             function,
             names,
             constants,
+            flags: &[],
         }
     }
     /// The number of parameters.
@@ -40,6 +44,9 @@ impl Signature {
     }
     /// Whether the parameter at `i` gets a gradient.
     pub const fn differentiable(&self, i: usize) -> bool {
+        if !self.flags.is_empty() {
+            return self.flags[i];
+        }
         let mut k = 0;
         while k < self.constants.len() {
             if self.constants[k] == i {
@@ -209,6 +216,71 @@ pub const fn lookup_name(sig: &Signature, name: &str) -> Lookup {
             .push("`")
             .differentiable_list(sig),
     )
+}
+
+/// The number of `sig`'s differentiable parameters.
+pub const fn differentiable_count(sig: &Signature) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < sig.len() {
+        if sig.differentiable(i) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The position of `sig`'s first differentiable parameter (`0` without one): the one
+/// `jacobian!(f)` differentiates by.
+pub const fn first_differentiable(sig: &Signature) -> usize {
+    let mut i = 0;
+    while i < sig.len() {
+        if sig.differentiable(i) {
+            return i;
+        }
+        i += 1;
+    }
+    0
+}
+
+/// A compile-time error where `jacobian!(f)` (without `params`) is used, when `f` cannot be
+/// served: `reason` (its output, …) or a count of differentiable parameters other than one.
+pub const fn check_one_parameter(reason: Option<&'static str>, sig: &Signature) {
+    if let Some(r) = reason {
+        panic!("{}", r);
+    }
+    let n = differentiable_count(sig);
+    if n == 0 {
+        Message::new()
+            .push("`")
+            .push(sig.function)
+            .push("` has no differentiable parameter")
+            .fail();
+    }
+    if n > 1 {
+        let mut m = Message::new()
+            .push("`")
+            .push(sig.function)
+            .push("` has ")
+            .push_usize(n)
+            .push(" differentiable parameters (");
+        let mut i = 0;
+        let mut first = true;
+        while i < sig.len() {
+            if sig.differentiable(i) {
+                if !first {
+                    m = m.push(", ");
+                }
+                m = m.push("`").push(sig.name(i)).push("`");
+                first = false;
+            }
+            i += 1;
+        }
+        m.push("): `jacobian!` needs exactly one; select it with `params = [\"")
+            .push(sig.name(first_differentiable(sig)))
+            .push("\"]`")
+            .fail();
+    }
 }
 
 /// Looks up the parameter at `position`: it, or why it has no gradient.

@@ -818,7 +818,9 @@ fn pullback_tokens(
                 let d = v.adjoint();
                 sinks.push(quote!(mut #d: #ty));
             } else {
-                sinks.push(quote!(_: #ty));
+                // (its type the returned closure's, from the signature: an `Ignored`, or a
+                // shadow this sweep never writes)
+                sinks.push(quote!(_));
             }
         }
     }
