@@ -8,7 +8,9 @@
 //!   rather than kept beside it;
 //! - the two branches of an `if` outside loops saving into one slot;
 //! - `value_and_gradients_function!` with `params` leaving out a slice (no buffer for it)
-//!   or a `&mut` buffer (whose adjoint still carries the others').
+//!   or a `&mut` buffer (whose adjoint still carries the others');
+//! - a local buffer handed to a helper as its last mention, moved into the call rather than
+//!   copied (and copied where it is read again, viewed, or was lent `&mut`).
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
@@ -195,4 +197,140 @@ fn params_leaving_out_a_slice_or_a_buffer() {
     let gy = gradients_function!(through_a_buffer, params = ["y"])(&mut y0.clone(), &x, &b, a);
     let y = [y0[0] + a * x[0], y0[1] + a * x[1]];
     assert_gradient_close(&gy, &[y[1], y[0]], 1e-15);
+}
+
+/// `Σ vᵢ²`, the helper the local buffers below are handed to.
+#[differentiable]
+fn sum_sq(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+/// A local buffer built by index and handed to a helper as its last mention: the forward
+/// sweep moves the buffer into the call's snapshot instead of copying it.
+#[differentiable]
+fn buffer_handed_last(x: &[f64], a: f64) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        b[i] = a * x[i];
+    }
+    0.5 * sum_sq(&b)
+}
+
+/// The same buffer read again after the call: copied, as before.
+#[differentiable]
+fn buffer_read_after(x: &[f64], a: f64) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        b[i] = a * x[i];
+    }
+    sum_sq(&b) + b[0] * b[1]
+}
+
+/// A sub-slice of the buffer taken before the call and used after it: the buffer stays
+/// borrowed, so it is copied.
+#[differentiable]
+fn buffer_with_a_view(x: &[f64], a: f64) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        b[i] = a * x[i];
+    }
+    let tail = &b[1..];
+    let t = sum_sq(&b);
+    t + sum_sq(tail)
+}
+
+/// `out ← a x`.
+#[differentiable]
+fn fill_scaled(x: &[f64], a: f64, out: &mut [f64]) {
+    for i in 0..x.len() {
+        out[i] = a * x[i];
+    }
+}
+
+/// The buffer written by a helper it is lent `&mut` to, then handed on.
+#[differentiable]
+fn buffer_filled_by_a_helper(x: &[f64], a: f64) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    fill_scaled(x, a, &mut b);
+    sum_sq(&b)
+}
+
+/// `f`'s gradient by `gradients_function!` and by `vjp!`, against the gradient by hand and
+/// central differences.
+fn check_buffer_case(
+    f: fn(&[f64], f64) -> f64,
+    gradient: (Vec<f64>, f64),
+    pulled: (Vec<f64>, f64),
+    by_hand: (Vec<f64>, f64),
+    x: &[f64],
+    a: f64,
+) {
+    let (gx, ga) = gradient;
+    assert_gradient_close(&gx, &by_hand.0, 1e-13);
+    assert_gradient_close(&[ga], &[by_hand.1], 1e-13);
+    let mut p = x.to_vec();
+    p.push(a);
+    let n = x.len();
+    let fd = finite_difference(|p| f(&p[..n], p[n]), &p);
+    assert_gradient_close(&gx, &fd[..n], 1e-7);
+    assert_gradient_close(&[ga], &fd[n..], 1e-7);
+    assert_eq!(pulled.0, gx, "vjp! and the gradient");
+    assert_eq!(pulled.1, ga, "vjp! and the gradient");
+}
+
+#[test]
+fn local_buffers_handed_to_helpers() {
+    let x = [0.5, -1.25, 2.0, 0.75];
+    let a = 1.5;
+    let sx: f64 = x.iter().map(|v| v * v).sum();
+    let tail: f64 = x[1..].iter().map(|v| v * v).sum();
+    check_buffer_case(
+        buffer_handed_last,
+        gradients_function!(buffer_handed_last)(&x, a),
+        vjp!(buffer_handed_last)(&x, a).1(1.0),
+        (x.iter().map(|v| a * a * v).collect(), a * sx),
+        &x,
+        a,
+    );
+    let read_after = (0..4)
+        .map(|i| {
+            2.0 * a * a * x[i]
+                + match i {
+                    0 => a * a * x[1],
+                    1 => a * a * x[0],
+                    _ => 0.0,
+                }
+        })
+        .collect();
+    check_buffer_case(
+        buffer_read_after,
+        gradients_function!(buffer_read_after)(&x, a),
+        vjp!(buffer_read_after)(&x, a).1(1.0),
+        (read_after, 2.0 * a * sx + 2.0 * a * x[0] * x[1]),
+        &x,
+        a,
+    );
+    let with_view = (0..4)
+        .map(|i| if i == 0 { 2.0 } else { 4.0 } * a * a * x[i])
+        .collect();
+    check_buffer_case(
+        buffer_with_a_view,
+        gradients_function!(buffer_with_a_view)(&x, a),
+        vjp!(buffer_with_a_view)(&x, a).1(1.0),
+        (with_view, 2.0 * a * sx + 2.0 * a * tail),
+        &x,
+        a,
+    );
+    check_buffer_case(
+        buffer_filled_by_a_helper,
+        gradients_function!(buffer_filled_by_a_helper)(&x, a),
+        vjp!(buffer_filled_by_a_helper)(&x, a).1(1.0),
+        (x.iter().map(|v| 2.0 * a * a * v).collect(), 2.0 * a * sx),
+        &x,
+        a,
+    );
 }

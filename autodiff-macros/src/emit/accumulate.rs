@@ -191,12 +191,27 @@ impl Emitter<'_> {
         let read: HashSet<CellId> = reverse
             .map(|r| CellId::mentioned_in(r).into_iter().collect())
             .unwrap_or_default();
+        let read_vars: HashSet<VarId> = match reverse {
+            Some(r) if !self.moved.is_empty() => VarId::mentioned_in(r).into_iter().collect(),
+            _ => HashSet::new(),
+        };
         let mut out = TokenStream::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
             // a `&mut` parameter's adjoint is the caller's shadow, handed to the pullback
             if cell.active && cell.bound_to.is_none() {
                 let (c, d) = (CellId(i).ident(), CellId(i).adjoint());
-                if reverse.is_some() && !read.contains(&CellId(i)) {
+                // (a cell moved into its last snapshot: the adjoint shaped after that, in its
+                // storage when the sweep does not read it)
+                let snapshot = (self.moved.iter()).find_map(|(v, k)| (k.0 == i).then_some(*v));
+                let (c, unread) = match snapshot {
+                    Some(v) => (v.ident(), !read_vars.contains(&v)),
+                    None => (c, !read.contains(&CellId(i))),
+                };
+                if snapshot.is_some() && !unread {
+                    out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
+                    continue;
+                }
+                if reverse.is_some() && unread {
                     out.extend(quote! {
                         let mut #d = {
                             #[allow(unused_imports)]

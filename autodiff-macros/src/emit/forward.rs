@@ -374,7 +374,11 @@ impl Emitter<'_> {
                         return;
                     }
                 }
-                let value = rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body);
+                let value = match self.moved.get(dst) {
+                    // the cell's last mention: the snapshot is the cell itself
+                    Some(c) => c.ident().to_token_stream(),
+                    None => rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body),
+                };
                 out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }

@@ -97,6 +97,129 @@ pub(crate) fn var_mentions(block: &Block) -> std::collections::HashMap<VarId, us
     out
 }
 
+/// The snapshots of cells (`let __vN = __cK.clone()`) among `block`'s own statements (run
+/// once: not in a loop or a branch) after which nothing in `block` mentions their cell
+/// again: the forward sweep may move the cell into the snapshot instead of copying it.
+pub(crate) fn last_snapshots(block: &Block) -> std::collections::HashMap<VarId, CellId> {
+    let mut later = std::collections::HashSet::new();
+    let mut out = std::collections::HashMap::new();
+    for stmt in block.stmts.iter().rev() {
+        if let Stmt::Let {
+            dst,
+            rhs: Rhs::ReadCell(c),
+            ..
+        } = stmt
+        {
+            if !later.contains(c) {
+                out.insert(*dst, *c);
+            }
+        }
+        visit_stmt(stmt, false, &mut |p| {
+            if let Place::Cell(c) = p {
+                later.insert(c);
+            }
+        });
+    }
+    out
+}
+
+/// The cells something may hold a borrow of beyond the statement that makes it (so none
+/// may move): a sub-slice or an element that may be borrowed (`&buf[a..b]`, an array's
+/// row) kept in a variable, or the cell lent `&mut` to a call.
+pub(crate) fn borrowed_cells(body: &crate::ir::Body) -> std::collections::HashSet<CellId> {
+    fn walk(body: &crate::ir::Body, block: &Block, out: &mut std::collections::HashSet<CellId>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { dst, rhs, .. } => match rhs {
+                    Rhs::SubSlice {
+                        place: Place::Cell(c),
+                        ..
+                    } => {
+                        out.insert(*c);
+                    }
+                    Rhs::ReadIndex {
+                        place: Place::Cell(c),
+                        ..
+                    } if body.vars[dst.0].maybe_array => {
+                        out.insert(*c);
+                    }
+                    Rhs::Call { args, .. } | Rhs::Prim(_, args) => {
+                        for a in args {
+                            if let Operand::MutRef { cell, .. } = a {
+                                out.insert(*cell);
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+                Stmt::If { then, els, .. } => {
+                    walk(body, then, out);
+                    walk(body, els, out);
+                }
+                Stmt::Loop { body: b, .. } => walk(body, b, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(body, &body.block, &mut out);
+    out
+}
+
+/// The variables some statement of `block` may take by value (an operand, code kept as
+/// tokens, a field's base): those not only lent (`f(&v)`) or indexed (`v[i]`, `&v[a..b]`).
+pub(crate) fn taken_by_value(block: &Block) -> std::collections::HashSet<VarId> {
+    fn walk(block: &Block, out: &mut std::collections::HashSet<VarId>) {
+        for stmt in &block.stmts {
+            let operand = |o: &Operand, out: &mut std::collections::HashSet<VarId>| match o {
+                Operand::Ref(_) => {}
+                _ => visit_operand(o, true, &mut |p| {
+                    if let Place::Var(v) = p {
+                        out.insert(v);
+                    }
+                }),
+            };
+            match stmt {
+                Stmt::Let { rhs, .. } => match rhs {
+                    Rhs::ReadIndex { index, .. } => operand(index, out),
+                    Rhs::SubSlice { range, .. } => range.operands().for_each(|o| operand(o, out)),
+                    Rhs::ReadCell(_) => {}
+                    Rhs::Copy(o) | Rhs::Owned { of: o, .. } => operand(o, out),
+                    Rhs::Prim(_, args) | Rhs::Call { args, .. } => {
+                        args.iter().for_each(|a| operand(a, out))
+                    }
+                    Rhs::Field { base, .. } | Rhs::Member { base, .. } | Rhs::Source(base) => {
+                        out.insert(*base);
+                    }
+                    Rhs::Inactive(ts) => out.extend(VarId::mentioned_in(ts)),
+                },
+                Stmt::If { cond, then, els } => {
+                    operand(cond, out);
+                    walk(then, out);
+                    walk(els, out);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { iter, start, .. } = head {
+                        out.extend(VarId::mentioned_in(iter));
+                        if let Some(s) = start {
+                            operand(s, out);
+                        }
+                    }
+                    walk(body, out);
+                }
+                other => visit_stmt(other, true, &mut |p| {
+                    if let Place::Var(v) = p {
+                        out.insert(v);
+                    }
+                }),
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(block, &mut out);
+    out
+}
+
 /// Every mention of a variable or a cell in `stmt`, nested blocks included, handed to `f`
 /// (in code kept as tokens, the variables' when `vars`, else the cells').
 fn visit_stmt(stmt: &Stmt, vars: bool, f: &mut dyn FnMut(Place)) {

@@ -284,6 +284,10 @@ pub(crate) struct Emitter<'a> {
     /// Snapshots of a cell handed by reference to the call right after them and used
     /// nowhere else (see [`handed_on`]): the callee adds into the cell's adjoint.
     pub(crate) handed_on: HashMap<VarId, CellId>,
+    /// Snapshots that take their cell itself rather than a copy (see
+    /// [`hoist::last_snapshots`]): the cell is mentioned nowhere after them, in the forward
+    /// sweep or the reverse one, whose adjoint of the cell is shaped after the snapshot.
+    pub(crate) moved: HashMap<VarId, CellId>,
     /// Places some iteration reads at several indices: their element adjoints are updated
     /// through the fenced rule (see `fences`).
     pub(crate) fenced: HashSet<String>,
@@ -708,6 +712,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
         handed_on: HashMap::new(),
+        moved: HashMap::new(),
         arms: arm_pairs(body),
         fenced: fences::fenced_places(body),
         params: sig_params,
@@ -828,7 +833,29 @@ fn pullback_tokens(
     let dy = format_ident!("__dy", span = Span::mixed_site());
     let reverse = e.rev_block(&body.block, Some((&body.output, quote!(#dy))));
     let grads_value = e.gradients(sig);
-    let cell_adjoints = e.cell_adjoints(Some(&quote!(#reverse #grads_value)));
+    let reverse_tokens = quote!(#reverse #grads_value);
+    // (a snapshot after which its cell is dead, in both sweeps and in the output: the cell
+    // moves into it)
+    let read = CellId::mentioned_in(&reverse_tokens);
+    let output = match &body.output {
+        Value::Var(v) => v.ident().to_token_stream(),
+        other => other.tokens(),
+    };
+    let (output_cells, output_vars) = (CellId::mentioned_in(&output), VarId::mentioned_in(&output));
+    let borrowed = hoist::borrowed_cells(body);
+    let taken = hoist::taken_by_value(&body.block);
+    e.moved = hoist::last_snapshots(&body.block)
+        .into_iter()
+        .filter(|(v, c)| {
+            body.cells[c.0].bound_to.is_none()
+                && !taken.contains(v)
+                && !read.contains(c)
+                && !output_vars.contains(v)
+                && !output_cells.contains(c)
+                && !borrowed.contains(c)
+        })
+        .collect();
+    let cell_adjoints = e.cell_adjoints(Some(&reverse_tokens));
     let declarations = e.declarations();
     let forward = e.fwd_top_block(&body.block, &mut Declared::new(e.cell_declarations()));
     let items = &body.items;

@@ -720,13 +720,17 @@ fn integer_range(e: &syn::Expr) -> bool {
 /// iterations. A closure that returns early or uses `?` (which would leave the function
 /// from a loop, [`super::control::expr_may_exit`]) is left as written.
 pub(super) fn effects_as_loops(block: &syn::Block) -> syn::Block {
+    // (only a call that is a statement of its own: a loop is no operand — `….for_each(…)
+    // as T` would not read back — and its value, `()`, is what the statement discards)
     struct Rewrite;
     impl syn::visit_mut::VisitMut for Rewrite {
-        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            syn::visit_mut::visit_expr_mut(self, e);
-            if let syn::Expr::MethodCall(m) = e {
-                if let Some(looped) = as_loop(m) {
-                    *e = looped;
+        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+            if let syn::Stmt::Expr(e @ syn::Expr::MethodCall(_), _) = stmt {
+                if let syn::Expr::MethodCall(m) = &*e {
+                    if let Some(looped) = as_loop(m) {
+                        *e = looped;
+                    }
                 }
             }
         }

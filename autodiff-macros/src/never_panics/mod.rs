@@ -331,6 +331,15 @@ fn found_inputs_expand_without_panicking() {
                 v * 2.0
             }
         },
+        // (seed 50, input 24758) `for_each` as the operand of a cast: rewritten as a `for`
+        // loop in place, which does not read back as an operand
+        quote::quote! {
+            fn sum_of_squares_by_for_each(#[no_grad] x: &[f64], a: f64) -> f64 {
+                let mut s = 0.0;
+                x.max(|Line { w, b }| Self).iter().for_each(|v| s += w * v * v) as &[f64; 2];
+                s
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
