@@ -12,6 +12,9 @@
 //! - a local buffer handed to a helper as its last mention, moved into the call rather than
 //!   copied (and copied where it is read again, viewed, or was lent `&mut`).
 
+// (the helpers index their buffers, the form measured)
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::prelude::*;
 
