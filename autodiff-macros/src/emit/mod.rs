@@ -836,25 +836,7 @@ fn pullback_tokens(
     let reverse_tokens = quote!(#reverse #grads_value);
     // (a snapshot after which its cell is dead, in both sweeps and in the output: the cell
     // moves into it)
-    let read = CellId::mentioned_in(&reverse_tokens);
-    let output = match &body.output {
-        Value::Var(v) => v.ident().to_token_stream(),
-        other => other.tokens(),
-    };
-    let (output_cells, output_vars) = (CellId::mentioned_in(&output), VarId::mentioned_in(&output));
-    let borrowed = hoist::borrowed_cells(body);
-    let taken = hoist::taken_by_value(&body.block);
-    e.moved = hoist::last_snapshots(&body.block)
-        .into_iter()
-        .filter(|(v, c)| {
-            body.cells[c.0].bound_to.is_none()
-                && !taken.contains(v)
-                && !read.contains(c)
-                && !output_vars.contains(v)
-                && !output_cells.contains(c)
-                && !borrowed.contains(c)
-        })
-        .collect();
+    e.moved = movable_snapshots(body, &CellId::mentioned_in(&reverse_tokens));
     let cell_adjoints = e.cell_adjoints(Some(&reverse_tokens));
     let declarations = e.declarations();
     let forward = e.fwd_top_block(&body.block, &mut Declared::new(e.cell_declarations()));
@@ -1353,6 +1335,32 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
     let mut out = HashMap::new();
     reads(&body.block, &counters, &undo, &mut out);
     (undo, out)
+}
+
+/// The snapshots of cells that may take the cell itself (see [`Emitter::moved`]): the
+/// last mention of their cell in the forward sweep ([`hoist::last_snapshots`]), of a cell
+/// that is no `&mut` parameter, that nothing keeps a borrow of, that the reverse sweep does
+/// not `read` and the output does not name, and only lent or indexed afterwards (a
+/// snapshot taken by value elsewhere could not shape the cell's adjoint).
+pub(crate) fn movable_snapshots(body: &Body, read: &[CellId]) -> HashMap<VarId, CellId> {
+    let output = match &body.output {
+        Value::Var(v) => v.ident().to_token_stream(),
+        other => other.tokens(),
+    };
+    let (output_cells, output_vars) = (CellId::mentioned_in(&output), VarId::mentioned_in(&output));
+    let borrowed = hoist::borrowed_cells(body);
+    let taken = hoist::taken_by_value(&body.block);
+    hoist::last_snapshots(&body.block)
+        .into_iter()
+        .filter(|(v, c)| {
+            body.cells[c.0].bound_to.is_none()
+                && !taken.contains(v)
+                && !read.contains(c)
+                && !output_vars.contains(v)
+                && !output_cells.contains(c)
+                && !borrowed.contains(c)
+        })
+        .collect()
 }
 
 /// Snapshots of an active cell (`let __vN = __cK.clone()`) handed by reference to the call

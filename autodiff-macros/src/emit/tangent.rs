@@ -48,9 +48,12 @@ struct Tangents<'a> {
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
 pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
+    // (a cell's last snapshot takes the cell, and its tangent's the tangent cell)
+    let mut primal = new_emitter(sig, body);
+    primal.moved = super::movable_snapshots(body, &[]);
     let mut t = Tangents {
         body,
-        primal: new_emitter(sig, body),
+        primal,
         refusal: None,
         callees: Vec::new(),
         function: sig.ident.to_string(),
@@ -573,6 +576,9 @@ impl Tangents<'_> {
             Rhs::ReadCell(c) if self.body.cells[c.0].bound_to.is_some() => {
                 let tc = tangent_cell(*c);
                 quote!(::std::borrow::ToOwned::to_owned(&*#tc))
+            }
+            Rhs::ReadCell(c) if self.primal.moved.contains_key(&dst) => {
+                tangent_cell(*c).to_token_stream()
             }
             Rhs::ReadCell(c) => {
                 let tc = tangent_cell(*c);
