@@ -5,13 +5,15 @@
 //! `accumulate_gradients!(f)` call `f::__gradients_function(selection)` (and so on). Written
 //! for each function by the attribute, those three were a third of what a crate of
 //! differentiable functions asked the compiler to check, whether or not any helper was ever
-//! used. For a free function whose parameters are all float scalars or float slices the
-//! attribute now writes only [`Sig1`]…[`Sig8`] — the kinds of its parameters and a call of
-//! its reverse sweep — and the entry points are the default methods of [`Entries1`]…
-//! [`Entries8`], which every such function has through a blanket `impl`: they are compiled
-//! where a helper is used, and nowhere else. (A helper's expansion brings the `Entries`
-//! traits into scope; a function with its own inherent entry points — generic, a method, a
-//! parameter of another kind — keeps them, and inherent items are found first.)
+//! used. For a free function whose parameters are all float scalars, float slices or
+//! constants the attribute now writes only its sweeps, as trait impls — [`Sig1`]…[`Sig8`]
+//! (its output, the kinds of its parameters, their names), [`Reverse1`]… (its reverse
+//! sweep, `__vjp_into`) and [`Forward1`]… (its tangent sweep, `__jvp`) — and everything
+//! else is a default of [`Entries1`]…, [`JvpEntries1`]… and [`Defaults1`]…, which every
+//! such function has through blanket `impl`s: they are compiled where a helper is used,
+//! and nowhere else. (Generated code that reaches them glob-imports [`traits`]; a function
+//! with items of its own — generic, a method, a parameter of another kind — keeps them,
+//! and inherent items are found first.)
 //!
 //! Not a public API: generated code reaches it through the facade's hidden path.
 //!
@@ -638,7 +640,7 @@ macro_rules! jvp_entries {
             ) -> (Self::Out, <Self::Out as Differentiable>::Tangent);
         }
 
-        #[doc = concat!("`jvp!`'s entry points of every [`", stringify!($Jvp), "`] function.")]
+        #[doc = concat!("`jvp!`'s entry points of every [`", stringify!($Forward), "`] function.")]
         pub trait $Entries: $Forward + Sized {
             /// The value and the tangent, from the tangents given in their slots (zeros
             /// for the others; each given one's shape checked against its argument's).
