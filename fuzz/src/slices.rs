@@ -89,6 +89,7 @@ const FEATURES: &[&str] = &[
     "slice helper: local sub-slice",
     "slice helper: nested (sub-slice of a helper's parameter)",
     "slice helper: a `let mut` buffer",
+    "slice helper: a `let mut` buffer, its last mention",
     "local sub-slice read by index",
     "&mut helper: in place",
     "&mut helper: accumulate",
@@ -861,6 +862,25 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
         .contains("&mut helper: on the caller's &mut parameter")
     {
         g.use_mut_param(&mut body);
+    }
+    // A `let mut` buffer handed to a reading helper as its last mention (the forward sweep
+    // moves it into the call instead of copying it). Decided by the names drawn so far and
+    // the helpers already written, not by the random stream: the programs generated before
+    // this form were kept as they were where it does not apply.
+    if g.counter.is_multiple_of(2) {
+        let last = g.buffers.last().cloned();
+        let reader = last.as_ref().and_then(|(_, len)| {
+            (g.helpers.iter())
+                .find(|h| matches!(h.kind, Kind::Read) && h.min_len <= *len)
+                .map(|h| h.name.clone())
+        });
+        if let (Some((b, _)), Some(name)) = (last, reader) {
+            let t = g.fresh("t");
+            body.push(g.line(format!("let {t} = {name}(&{b}, a);")));
+            g.terms.push(t);
+            g.features
+                .insert("slice helper: a `let mut` buffer, its last mention");
+        }
     }
     let mut parts: Vec<String> = g.terms.iter().rev().take(5).cloned().collect();
     if let Some((ys, len)) = &g.mut_param {

@@ -177,7 +177,8 @@ program! {
         p2_h3(t1.tanh(), xs, &mut buf9);
         p2_h4(&mut buf9, &w, t1.tanh());
         let t10 = buf9[0] + buf9[1] * 1.5;
-        t10 + t8 + t3 + t1 + w[1] * 0.5 + a * 0.3
+        let t11 = p2_h0(&buf9, a);
+        t11 + t10 + t8 + t3 + t1 + w[1] * 0.5 + a * 0.3
     }
     check_p2(seed = 0x6930373822eff4ee, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12]));
 }
@@ -260,7 +261,8 @@ program! {
         let s10 = &xs[..];
         let t11 = (s10[0] * a + s10[1]).sin() + s10[s10.len() - 1] * 1.5;
         let t12 = p4_h0(&xs[2..], a * 0.75).sin();
-        t12 + t11 + t9 + t8 + t4 + a * 0.3
+        let t13 = p4_h0(&buf2, a);
+        t13 + t12 + t11 + t9 + t8 + a * 0.3
     }
     check_p4(seed = 0x92beeda467e11fc7, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
 }
@@ -845,7 +847,8 @@ program! {
         }
         let t7 = c6[0] * 0.25 + h5[h5.len() - 1] + c6.len() as f64 * 0.1;
         let t8 = ys[1] * -0.5;
-        t8 + t7 + t4 + t2 + t1 + ys[2] + a * 0.3
+        let t9 = p20_h1(&buf3, a);
+        t9 + t8 + t7 + t4 + t2 + ys[2] + a * 0.3
     }
     check_p20(seed = 0x38d1e552caab526c, inputs = 10, calls = [], at = |p| (&p[0..6], &mut p[6..9].to_vec(), p[9]));
 }
@@ -964,7 +967,8 @@ program! {
         let mut buf7 = vec![0.6; 2];
         p24_h2(&mut buf7, t2.tanh());
         let t8 = buf7[0] + buf7[1] * 0.5;
-        t8 + t6 + t5 + t4 + t2 + w[1] * 0.5 + a * 0.3
+        let t9 = p24_h0(&buf7, a);
+        t9 + t8 + t6 + t5 + t4 + w[1] * 0.5 + a * 0.3
     }
     check_p24(seed = 0xfdc128e67ec84ae9, inputs = 10, calls = [], at = |p| (&p[0..6], p[6], <[f64; 3]>::try_from(&p[7..10]).unwrap()));
 }
@@ -1516,7 +1520,8 @@ program! {
         p43_h2(c10, t7.tanh());
         let t11 = c10[0] * 0.75 + h9[h9.len() - 1] + c10.len() as f64 * 0.1;
         let t12 = buf8[0] + buf8[2] * 0.25;
-        t12 + t11 + t7 + t5 + t3 + a * 0.3
+        let t13 = p43_h0(&buf8, a);
+        t13 + t12 + t11 + t7 + t5 + a * 0.3
     }
     check_p43(seed = 0x5c129034db3b05bd, inputs = 9, calls = [], at = |p| (p[0], &p[1..8], p[8]));
 }
@@ -2186,7 +2191,8 @@ program! {
         p65_h3(&mut buf8, &xs[..], t1.tanh() * 0.5);
         let t9 = p65_h2(&mut buf8, t1.tanh() * 0.75).tanh();
         let t10 = buf8[0] + buf8[1] * 0.3;
-        t10 + t9 + t7 + t5 + t3 + a * 0.3
+        let t11 = p65_h0(&buf8, a);
+        t11 + t10 + t9 + t7 + t5 + a * 0.3
     }
     check_p65(seed = 0x26018090653908ed, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]));
 }
@@ -2980,7 +2986,8 @@ program! {
         p88_h4(h7, s1, b);
         let t9 = c8[0] * 0.5 + h7[h7.len() - 1] + c8.len() as f64 * 0.1;
         let t10 = buf4[0] + buf4[2] * 0.6;
-        t10 + t9 + t6 + t5 + t3 + a * 0.3
+        let t11 = p88_h0(&buf4, a);
+        t11 + t10 + t9 + t6 + t5 + a * 0.3
     }
     check_p88(seed = 0x5488a368932126e4, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]));
 }
@@ -3228,7 +3235,8 @@ program! {
         let t10 = buf3[0] + buf3[2] * 0.3;
         let t11 = match p95_h3(&buf3[1..3], w[2] * 0.25) { Ok(v) => v, Err(_) => w[2] * 0.25 * 0.75 };
         let t12 = p95_h4(&s1[..], t10.tanh());
-        t12 + t11 + t10 + t9 + t2 + w[1] * 0.5 + a * 0.3
+        let t13 = p95_h4(&buf3, a);
+        t13 + t12 + t11 + t10 + t9 + w[1] * 0.5 + a * 0.3
     }
     check_p95(seed = 0xd50996d723dd650f, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..12]));
 }
@@ -3760,7 +3768,8 @@ program! {
         let t8 = (s7[6] * t6.tanh() * 0.25 + s7[0]).sin() + s7[s7.len() - 1] * 0.5;
         let s9 = &xs[5..7];
         let t10 = (s9[0] * t8.tanh() * 0.75 + s9[0]).sin() + s9[s9.len() - 1] * 1.5;
-        t10 + t8 + t6 + t5 + t4 + w[1] * 0.5 + a * 0.3
+        let t11 = p112_h3(&buf1, a);
+        t11 + t10 + t8 + t6 + t5 + w[1] * 0.5 + a * 0.3
     }
     check_p112(seed = 0xaa661d84dd0780b2, inputs = 13, calls = [], at = |p| (p[0], p[1], &p[2..10], <[f64; 3]>::try_from(&p[10..13]).unwrap()));
 }
@@ -4032,7 +4041,8 @@ program! {
         let t24 = buf15[0] + buf15[3] * 0.75;
         let s25 = &xs[4..];
         let t26 = (s25[2] * t11.tanh() * 0.5 + s25[0]).sin() + s25[s25.len() - 1] * 0.25;
-        t26 + t24 + t23 + t17 + t16 + w[1] * 0.5 + a * 0.3
+        let t27 = p119_h0(&buf15, a);
+        t27 + t26 + t24 + t23 + t17 + w[1] * 0.5 + a * 0.3
     }
     check_p119(seed = 0xb7b672e826facef5, inputs = 12, calls = [], at = |p| (&p[0..7], p[7], <[f64; 3]>::try_from(&p[8..11]).unwrap(), p[11]));
 }
@@ -4623,7 +4633,8 @@ program! {
         let t12 = arr11[1] * arr11[2];
         let t13 = match p142_h5(&buf1[1..], t9.tanh()) { Some(v) => v, None => t9.tanh() * 0.3 };
         let t14 = p142_h4(xs, t12.tanh()).sin();
-        t14 + t13 + t12 + t10 + t9 + a * 0.3
+        let t15 = p142_h3(&buf1, a);
+        t15 + t14 + t13 + t12 + t10 + a * 0.3
     }
     check_p142(seed = 0x2a80911588262538, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]),
         params = ["xs"] at [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -6467,7 +6478,8 @@ program! {
         let t18 = buf17[0] + buf17[2] * 0.6;
         let t19 = p199_h4(&xs[..2], t14.tanh(), 2);
         let t20 = p199_h6(xs, t7.tanh());
-        t20 + t19 + t18 + t16 + t15 + a * 0.3
+        let t21 = p199_h5(&buf17, a);
+        t21 + t20 + t19 + t18 + t16 + a * 0.3
     }
     check_p199(seed = 0xf1fc9436f429f7e8, inputs = 9, calls = [], at = |p| (p[0], &p[1..9]));
 }
