@@ -672,14 +672,28 @@ where
     R: ScalarOutput,
     P: FnOnce(R) -> G,
 {
+    begin_answer();
+    let (value, pullback) = vjp();
+    let _ = pullback(R::one());
+    end_answer(value)
+}
+
+/// The request set aside while a function answers it (its callees run as written).
+/// Not generic: one copy serves every function.
+#[inline(never)]
+fn begin_answer() {
     REQUESTED.with(|r| r.set(false));
     REQUEST.with(|r| {
         if let Some(req) = r.borrow_mut().as_mut() {
             req.answering = true;
         }
     });
-    let (value, pullback) = vjp();
-    let _ = pullback(R::one());
+}
+
+/// The answer recorded, the request set back: generic over the output only, so one copy
+/// serves every function of an output type.
+#[inline(never)]
+fn end_answer<R: ScalarOutput>(value: R) -> R {
     REQUEST.with(|r| {
         if let Some(req) = r.borrow_mut().as_mut() {
             req.answering = false;
@@ -696,8 +710,11 @@ where
 /// request by running the function as written (`call` runs it with the request set
 /// aside), with nothing to pull back — the nothing its derivative would have deposited,
 /// without compiling the derivative into every such function.
+#[inline]
 pub fn answer_plain<R: ScalarOutput>(call: impl FnOnce() -> R) -> R {
-    answer(|| (call(), |_: R| ()))
+    begin_answer();
+    let value = call();
+    end_answer(value)
 }
 
 /// Called by a reverse sweep for a variable it read: adds `gradient` to the request being
