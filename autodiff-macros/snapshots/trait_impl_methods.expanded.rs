@@ -33,8 +33,8 @@ impl Exp {
     pub const fn __autodiff_pdf_all() -> ::autodiff::__private::select::Sel1<1> {
         ::autodiff::__private::select::Sel1
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -59,8 +59,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -76,8 +76,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -158,8 +158,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_reborrow<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -325,8 +325,8 @@ impl Exp {
     ) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -371,9 +371,9 @@ impl Exp {
         let __ty: f64 = __tv9;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 Self,
@@ -387,8 +387,8 @@ impl Exp {
         let __tv1: f64 = __o.1.unwrap_or(0.0);
         Self::__autodiff_pdf_jvp(__v0, __v1, __tv0, __tv1)
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &Self,
@@ -403,8 +403,8 @@ impl Exp {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,
@@ -540,8 +540,8 @@ impl Exp {
     pub const fn __autodiff_ln_pdf_all() -> ::autodiff::__private::select::Sel1<1> {
         ::autodiff::__private::select::Sel1
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -566,8 +566,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_selected<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -583,8 +583,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -642,8 +642,8 @@ impl Exp {
             },
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_reborrow<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -853,8 +853,8 @@ impl Exp {
             &[::core::option::Option::None, Self::__autodiff_pdf_forward_at(depth - 1)],
         )
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp<'__autodiff_l0>(
         self: &'__autodiff_l0 Self,
@@ -912,9 +912,9 @@ impl Exp {
         let __ty: f64 = __tv6;
         (__y, __ty)
     }
-    #[doc(hidden)]
     #[inline]
     #[track_caller]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_opts<'__autodiff_l0>(
         __v0: &'__autodiff_l0 Self,
@@ -928,8 +928,8 @@ impl Exp {
         let __tv1: f64 = __o.1.unwrap_or(0.0);
         Self::__autodiff_ln_pdf_jvp(__v0, __v1, __tv0, __tv1)
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
         &Self,
@@ -944,8 +944,8 @@ impl Exp {
             )
         }
     }
-    #[doc(hidden)]
     #[inline]
+    #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp_sel1<'__autodiff_l0, __S>(
         _selection: __S,

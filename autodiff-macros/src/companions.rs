@@ -38,11 +38,13 @@ pub fn lint_allows() -> TokenStream {
     quote!(#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)])
 }
 
-/// [`lint_allows`] for a method's companions (siblings in its `impl`, which the companion
-/// struct's own attribute does not cover), nothing for a free function's.
+/// The attributes of each generated companion: a method's (siblings in its `impl`, which
+/// the companion struct's own attributes do not cover) are hidden from the documentation
+/// and allow [`lint_allows`]; a free function's need none (its struct carries both).
 pub fn lint_allows_if(method: bool) -> TokenStream {
     if method {
-        lint_allows()
+        let allows = lint_allows();
+        quote!(#[doc(hidden)] #allows)
     } else {
         TokenStream::new()
     }
@@ -816,7 +818,6 @@ pub fn companions(
         Some(body) => (
             quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
             quote! {
-                #[doc(hidden)]
                 #[inline]
                 #allow
                 #vis fn #seeded #gen_named (#(#decls,)* #dy: #out_tangent)
@@ -851,7 +852,6 @@ pub fn companions(
         quote!()
     } else {
         quote! {
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #vjp #gen_named (#(#decls),*)
@@ -863,7 +863,6 @@ pub fn companions(
                 #vjp_fn_body
             }
 
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #vjp_selected #gen_named (#(#decls),*)
@@ -883,7 +882,6 @@ pub fn companions(
         quote!()
     } else {
         quote! {
-            #[doc(hidden)]
             #allow
             #vis fn #gradients #generics_s(_selection: __S)
                 -> impl ::core::ops::Fn(#(#tys),*) -> <__S as #rt::select::Select<#options>>::Output
@@ -899,7 +897,6 @@ pub fn companions(
                 move |#(#vars: #tys),*| __value_and_gradients(#(#vars),*).1
             }
 
-            #[doc(hidden)]
             #allow
             #vis fn #value_and_gradients #generics_s(_selection: __S)
                 -> impl ::core::ops::Fn(#(#tys),*)
@@ -917,7 +914,6 @@ pub fn companions(
                 }
             }
 
-            #[doc(hidden)]
             #allow
             #vis fn #accumulate #generics_s(_selection: __S)
                 -> impl for<'__autodiff_g> ::core::ops::Fn(
@@ -962,7 +958,6 @@ pub fn companions(
         (quote!(), item)
     } else {
         let item = quote! {
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #vjp_into #gen_named (#(#decls),*)
@@ -984,7 +979,6 @@ pub fn companions(
         quote!()
     } else {
         quote! {
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #vjp_reborrow #gen_named (#(#decls),*)
@@ -1008,7 +1002,6 @@ pub fn companions(
     let own_signature = match &any_kinds {
         Some(_) => quote!(),
         None => quote! {
-            #[doc(hidden)]
             #allow
             #vis const #signature: #rt::select::Signature =
                 #rt::select::Signature::new(#name, &[#(#labels),*], &[#(#constants),*]);
@@ -1017,7 +1010,6 @@ pub fn companions(
     let own_all = match &any_kinds {
         Some(k) if !k.constants => quote!(),
         _ => quote! {
-            #[doc(hidden)]
             #allow
             #vis const fn #all() -> #all_selection {
                 #all_value
@@ -1049,8 +1041,6 @@ pub fn companions(
     if sig.is_method {
         return items;
     }
-    // (the struct is hidden from the documentation, and its associated items with it)
-    let items = without_doc_hidden(items);
     quote! {
         #[doc(hidden)]
         #all_lints
@@ -1063,29 +1053,6 @@ pub fn companions(
 
         #entry_impl
     }
-}
-
-/// `items` without the `#[doc(hidden)]` attributes written on them (not those inside them).
-fn without_doc_hidden(items: TokenStream) -> TokenStream {
-    use proc_macro2::TokenTree;
-    let is_doc_hidden = |tt: &TokenTree| {
-        matches!(tt, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Bracket
-            && g.stream().to_string().replace(' ', "") == "doc(hidden)")
-    };
-    let tokens: Vec<TokenTree> = items.into_iter().collect();
-    let mut out = TokenStream::new();
-    let mut i = 0;
-    while i < tokens.len() {
-        if matches!(&tokens[i], TokenTree::Punct(p) if p.as_char() == '#')
-            && tokens.get(i + 1).is_some_and(is_doc_hidden)
-        {
-            i += 2;
-            continue;
-        }
-        out.extend(std::iter::once(tokens[i].clone()));
-        i += 1;
-    }
-    out
 }
 
 /// The parameters' kinds of a function whose helpers' entry points the runtime writes

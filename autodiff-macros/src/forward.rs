@@ -411,7 +411,6 @@ pub fn companions(
     };
     let reason_ty = quote!(::core::option::Option<&'static str>);
     let own_jvp_item = quote! {
-        #[doc(hidden)]
         #[inline]
         #allow
         #vis fn #jvp #gen_named (#(#decls,)* #(#tvars: #jvp_ttys),*)
@@ -448,7 +447,6 @@ pub fn companions(
             // checked (a mismatch panics at the closure's call in the function's expansion:
             // closures cannot be `#[track_caller]`)
             quote! {
-                #[doc(hidden)]
                 #[inline]
                 #[track_caller]
                 #allow
@@ -466,11 +464,9 @@ pub fn companions(
         ),
     };
     let mut items = quote! {
-        #[doc(hidden)]
         #allow
         #vis const #forward: #reason_ty = #forward_value;
 
-        #[doc(hidden)]
         #allow
         #vis const fn #forward_at(#depth: u32) -> #reason_ty {
             #reasons
@@ -484,7 +480,6 @@ pub fn companions(
         return (items, impl_jvp);
     }
     items.extend(quote! {
-        #[doc(hidden)]
         #[inline]
         #allow
         #vis fn #jvp_function #gen_named ()
@@ -514,7 +509,6 @@ pub fn companions(
             None => quote!(#owner #jvp_opts #turbofish(#(#vars,)* __S::scatter(#(#sel),*))),
         };
         items.extend(quote! {
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #f #sel_generics (_selection: __S)

@@ -171,23 +171,31 @@ struct Support {
     constants: Vec<Option<Kind>>,
 }
 
+/// Why `hvp!` cannot serve a function.
+enum Refused {
+    /// Not generic over its float type (see [`not_generic`]); the runtime's `Defaults{n}`
+    /// says so itself for a function with `runtime::entry` impls.
+    NotGeneric,
+    Because(String),
+}
+
 /// Why `hvp!` cannot serve the function, or what it runs (see [`Support`]).
 fn support(
     sig: &Signature,
     custom: bool,
     copy: Option<&crate::second_order::Copy>,
-) -> Result<Support, String> {
+) -> Result<Support, Refused> {
     let name = &sig.ident;
     if custom {
-        return Err(format!(
+        return Err(Refused::Because(format!(
             "`{name}` has a hand-written `vjp` rule: `hvp!` and `hessian!` differentiate \
              generated gradients only"
-        ));
+        )));
     }
     if sig.is_method {
-        return Err(format!(
+        return Err(Refused::Because(format!(
             "`{name}` is a method: `hvp!` and `hessian!` serve free functions only (yet)"
-        ));
+        )));
     }
     let floats = crate::signature::float_type_params(&sig.generics, Some(&sig.output));
     let types = sig.generics.type_params().count();
@@ -197,20 +205,22 @@ fn support(
             format_ident!("f64", span = Span::call_site()),
             Some((ident.clone(), *fused)),
         ),
-        ([], Some(crate::second_order::Copy::Failed(reason))) => return Err(reason.clone()),
-        _ => return Err(not_generic(sig)),
+        ([], Some(crate::second_order::Copy::Failed(reason))) => {
+            return Err(Refused::Because(reason.clone()))
+        }
+        _ => return Err(Refused::NotGeneric),
     };
     if types != usize::from(copy.is_none()) {
-        return Err(format!(
+        return Err(Refused::Because(format!(
             "`{name}` has type parameters besides its float type `{t}`: `hvp!` and \
              `hessian!` do not serve it (yet)"
-        ));
+        )));
     }
     if !is_ident(&sig.output, &t) {
-        return Err(format!(
+        return Err(Refused::Because(format!(
             "`{name}` does not return its float type `{t}`: `hvp!` and `hessian!` need a \
              scalar output"
-        ));
+        )));
     }
     let mut kinds = Vec::new();
     let mut constants = Vec::new();
@@ -225,11 +235,11 @@ fn support(
                 // (run on dual numbers, a constant made of the float type is one too)
                 Some(k) => constants.push(Some(k)),
                 _ => {
-                    return Err(format!(
+                    return Err(Refused::Because(format!(
                         "`{name}`'s constant parameter `{}` has a type made of `{t}`: `hvp!` \
                          and `hessian!` do not serve it (yet)",
                         p.name
-                    ))
+                    )))
                 }
             }
             continue;
@@ -238,18 +248,20 @@ fn support(
         match kind(&p.ty, &t) {
             Some(k) => kinds.push(Some(k)),
             None => {
-                return Err(format!(
+                return Err(Refused::Because(format!(
                     "`{name}`'s parameter `{}`: `hvp!` and `hessian!` serve parameters `{t}`, \
                      `&[{t}]`, `&mut [{t}]`, `Vec<{t}>`, `[{t}; N]`, ndarray's `Array<{t}, D>` and \
                      structs generic over `{t}` with `#[derive(Differentiable)]` (by value or \
                      reference) (yet)",
                     p.name
-                ))
+                )))
             }
         }
     }
     if !kinds.iter().any(Option::is_some) {
-        return Err(format!("`{name}` has no differentiable parameter"));
+        return Err(Refused::Because(format!(
+            "`{name}` has no differentiable parameter"
+        )));
     }
     Ok(Support {
         t,
@@ -288,7 +300,6 @@ fn refused_closure(
         quote!()
     };
     quote! {
-        #[doc(hidden)]
         #allow
         #vis fn #name #generics (#arg) -> fn(#(#tys,)* #(#extra),*) -> ! #where_named {
             ::core::unreachable!()
@@ -304,7 +315,6 @@ fn refused_hessian(sig: &Signature, vis: &syn::Visibility, reason: TokenStream) 
     let hessian_function = companion(&sig.ident, "hessian_function", sig.is_method);
     let closure = refused_closure(sig, vis, &hessian_function, false, &[]);
     quote! {
-        #[doc(hidden)]
         #allow
         #vis const #hessian_c: ::core::option::Option<&'static str> = #reason;
         #closure
@@ -466,15 +476,18 @@ pub fn companions(
 
     let support = match support(sig, custom, copy) {
         Ok(s) => s,
-        // (a function of float and float-slice parameters: the runtime's `FirstOrder{n}`
-        // says so, with closures of its own)
-        Err(reason)
-            if reason == not_generic(sig)
-                && crate::companions::entry_kinds(sig).is_some_and(|k| !k.constants) =>
+        // (a function of float and float-slice parameters: the runtime's `Defaults{n}` says
+        // so, with closures of its own)
+        Err(Refused::NotGeneric)
+            if crate::companions::entry_kinds(sig).is_some_and(|k| !k.constants) =>
         {
             return TokenStream::new();
         }
-        Err(reason) => {
+        Err(refused) => {
+            let reason = match refused {
+                Refused::NotGeneric => not_generic(sig),
+                Refused::Because(reason) => reason,
+            };
             // refused: the closures' types only, for the call to type-check while the
             // reason is reported
             let refused_hessian = refused_hessian(sig, vis, quote!(Self::#hvp_c));
@@ -483,7 +496,6 @@ pub fn companions(
                 dtys_named.iter().map(|t| t.to_token_stream()).collect();
             let refused_hvp = refused_closure(sig, vis, &hvp_function, false, &vectors);
             return quote! {
-                #[doc(hidden)]
                 #allow
                 #vis const #hvp_c: ::core::option::Option<&'static str> =
                     ::core::option::Option::Some(#reason);
@@ -641,13 +653,11 @@ pub fn companions(
     });
 
     let mut items = quote! {
-        #[doc(hidden)]
         #allow
         #vis const #hvp_c: ::core::option::Option<&'static str> = ::core::option::Option::None;
 
         // the vectors `hvp!` was given in their slots (zero for the others), each checked
         // against its parameter's shape; the products of every differentiable parameter
-        #[doc(hidden)]
         #[inline]
         #[track_caller]
         #allow
@@ -665,7 +675,6 @@ pub fn companions(
             (#(#parts,)*)
         }
 
-        #[doc(hidden)]
         #[inline]
         #allow
         #vis fn #hvp_function #gen_named ()
@@ -694,7 +703,6 @@ pub fn companions(
             .map(|j| format_ident!("__sel{}", j, span = Span::mixed_site()))
             .collect();
         items.extend(quote! {
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #f #sel_generics (_selection: __S)
@@ -783,12 +791,10 @@ pub fn companions(
         });
         let turbofish_sel = quote!(::<_, #(#others),*>);
         items.extend(quote! {
-            #[doc(hidden)]
             #allow
             #vis const #hessian_c: ::core::option::Option<&'static str> =
                 ::core::option::Option::None;
 
-            #[doc(hidden)]
             #[inline]
             #allow
             #vis fn #hessian_function #gen_named ()
@@ -814,7 +820,6 @@ pub fn companions(
     });
     let hessian_sel1 = companion(ident, "hessian_sel1", m);
     items.extend(quote! {
-        #[doc(hidden)]
         #[inline]
         #allow
         #vis fn #hessian_sel1 #sel_generics (_selection: __S)

@@ -209,7 +209,6 @@ pub fn companions(
     };
 
     let constants = quote! {
-        #[doc(hidden)]
         #allow
         #vis const #reason_c: ::core::option::Option<&'static str> = #own;
     };
@@ -224,7 +223,6 @@ pub fn companions(
     quote! {
         #constants
 
-        #[doc(hidden)]
         #allow
         #vis fn #function #generics_s(_selection: __S)
             -> impl ::core::ops::Fn(#(#tys),*)

@@ -558,26 +558,9 @@ pub const NOT_GENERIC: &str = "`{f}` is not generic over its float type: `hvp!` 
 /// `function` is called by there.
 pub const fn check_supported(reason: Option<&'static str>, function: &str) {
     if let Some(r) = reason {
-        let (r, f) = (r.as_bytes(), function.as_bytes());
-        let mut buf = [0u8; 2048];
-        let (mut i, mut len) = (0, 0);
-        while i < r.len() && len < buf.len() {
-            if i + 3 <= r.len() && r[i] == b'{' && r[i + 1] == b'f' && r[i + 2] == b'}' {
-                let mut k = 0;
-                while k < f.len() && len < buf.len() {
-                    buf[len] = f[k];
-                    (k, len) = (k + 1, len + 1);
-                }
-                i += 3;
-            } else {
-                buf[len] = r[i];
-                (i, len) = (i + 1, len + 1);
-            }
-        }
-        match core::str::from_utf8(buf.split_at(len).0) {
-            Ok(m) => panic!("{}", m),
-            Err(_) => panic!("this function cannot be served by this helper"),
-        }
+        crate::select::Message::new()
+            .push_naming(r, function)
+            .fail();
     }
 }
 

@@ -74,15 +74,15 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// A fixed-capacity message built at compile time (const panics take one `&str`).
-struct Message {
-    buf: [u8; 1024],
+pub(crate) struct Message {
+    buf: [u8; 2048],
     len: usize,
 }
 
 impl Message {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Message {
-            buf: [0; 1024],
+            buf: [0; 2048],
             len: 0,
         }
     }
@@ -115,36 +115,54 @@ impl Message {
         self
     }
     const fn differentiable_list(self, sig: &Signature) -> Self {
-        let mut m = self
-            .push("; the differentiable parameters of `")
+        self.push("; the differentiable parameters of `")
             .push(sig.function)
-            .push("` are: ");
+            .push("` are: ")
+            .differentiable_names(sig, true)
+    }
+    /// The differentiable parameters' names in backquotes, comma-separated, each with its
+    /// position when `positions` (`(none)` without one).
+    const fn differentiable_names(mut self, sig: &Signature, positions: bool) -> Self {
         let mut i = 0;
         let mut first = true;
         while i < sig.len() {
             if sig.differentiable(i) {
                 if !first {
-                    m = m.push(", ");
+                    self = self.push(", ");
                 }
-                m = m
-                    .push("`")
-                    .push(sig.name(i))
-                    .push("` (")
-                    .push_usize(i)
-                    .push(")");
+                self = self.push("`").push(sig.name(i)).push("`");
+                if positions {
+                    self = self.push(" (").push_usize(i).push(")");
+                }
                 first = false;
             }
             i += 1;
         }
         if first {
-            m = m.push("(none)");
+            self = self.push("(none)");
         }
-        m
+        self
     }
-    const fn fail(self) -> ! {
+    /// `text` with every `{f}` in it replaced by `function`.
+    pub(crate) const fn push_naming(mut self, text: &str, function: &str) -> Self {
+        let t = text.as_bytes();
+        let mut i = 0;
+        while i < t.len() && self.len < self.buf.len() {
+            if i + 3 <= t.len() && t[i] == b'{' && t[i + 1] == b'f' && t[i + 2] == b'}' {
+                self = self.push(function);
+                i += 3;
+            } else {
+                self.buf[self.len] = t[i];
+                self.len += 1;
+                i += 1;
+            }
+        }
+        self
+    }
+    pub(crate) const fn fail(self) -> ! {
         match core::str::from_utf8(self.buf.split_at(self.len).0) {
             Ok(s) => panic!("{}", s),
-            Err(_) => panic!("invalid `params` for a differentiable function"),
+            Err(_) => panic!("the helper cannot serve this function (its message was cut short)"),
         }
     }
 }
@@ -258,25 +276,14 @@ pub const fn check_one_parameter(reason: Option<&'static str>, sig: &Signature) 
             .fail();
     }
     if n > 1 {
-        let mut m = Message::new()
+        Message::new()
             .push("`")
             .push(sig.function)
             .push("` has ")
             .push_usize(n)
-            .push(" differentiable parameters (");
-        let mut i = 0;
-        let mut first = true;
-        while i < sig.len() {
-            if sig.differentiable(i) {
-                if !first {
-                    m = m.push(", ");
-                }
-                m = m.push("`").push(sig.name(i)).push("`");
-                first = false;
-            }
-            i += 1;
-        }
-        m.push("): `jacobian!` needs exactly one; select it with `params = [\"")
+            .push(" differentiable parameters (")
+            .differentiable_names(sig, false)
+            .push("): `jacobian!` needs exactly one; select it with `params = [\"")
             .push(sig.name(first_differentiable(sig)))
             .push("\"]`")
             .fail();
