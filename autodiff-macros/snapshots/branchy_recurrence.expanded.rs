@@ -188,7 +188,7 @@ impl ::autodiff::__private::entry::Forward3 for recurrence {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse3 for recurrence {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'a0, 'a1, 'a2>(
         __v0: f64,
         __v1: f64,
@@ -233,6 +233,7 @@ impl ::autodiff::__private::entry::Reverse3 for recurrence {
         let __v14 = ::core::clone::Clone::clone(&__c0);
         (
             __v14,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: f64, _, _, _| {
                 let mut __dc0 = {
                     #[allow(unused_imports)]

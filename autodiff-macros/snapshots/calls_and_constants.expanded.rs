@@ -76,7 +76,7 @@ impl energy {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<T: Float>(
         __v0: T,
         __v1: T,
@@ -111,6 +111,7 @@ impl energy {
         let __v9 = __v8 / __v3;
         (
             __v9,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: <T as ::autodiff::__private::Differentiable>::Tangent, _, _, _| {
                 let mut __d9 = __dy;
                 let mut __d8 = ::autodiff::__private::ops::div_d0(&__v3, &__d9);
@@ -149,7 +150,7 @@ impl energy {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_reborrow<T: Float>(
         __v0: T,
         __v1: T,
@@ -176,6 +177,7 @@ impl energy {
         let (__value, __pullback) = Self::__vjp_into::<T>(__v0, __v1, __v2);
         (
             __value,
+            #[inline(always)]
             move |
                 __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
                 __s0: ::autodiff::__private::shadow::Ignored,

@@ -72,7 +72,7 @@ impl dense {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -94,6 +94,7 @@ impl dense {
         let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2);
         (
             __value,
+            #[inline(always)]
             move |
                 __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
@@ -112,7 +113,7 @@ impl dense {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_reborrow<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -139,6 +140,7 @@ impl dense {
         let __v6 = ::autodiff::__private::ops::tensor::sum(&__v5);
         (
             __v6,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 _,

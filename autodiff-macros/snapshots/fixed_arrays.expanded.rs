@@ -70,7 +70,7 @@ impl cross_rotated {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -92,6 +92,7 @@ impl cross_rotated {
         let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2);
         (
             __value,
+            #[inline(always)]
             move |
                 __dy: [f64; 3],
                 __s0: ::autodiff::__private::shadow::Ignored,
@@ -110,7 +111,7 @@ impl cross_rotated {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -170,6 +171,7 @@ impl cross_rotated {
         let __v26 = ::core::clone::Clone::clone(&__c2);
         (
             __v26,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: [f64; 3],
                 _,

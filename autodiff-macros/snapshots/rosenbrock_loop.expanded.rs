@@ -15,7 +15,7 @@ fn rosenbrock(x: &[f64]) -> f64 {
 struct rosenbrock {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl rosenbrock {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
     ) -> (
@@ -50,6 +50,7 @@ impl rosenbrock {
         let __v16 = ::core::clone::Clone::clone(&__c0);
         (
             __v16,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
@@ -357,7 +358,7 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse1 for rosenbrock {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'a0>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
     ) -> (
@@ -371,6 +372,7 @@ impl ::autodiff::__private::entry::Reverse1 for rosenbrock {
         let (__value, __pullback) = Self::__vjp_reborrow(__v0);
         (
             __value,
+            #[inline(always)]
             move |__dy: f64, __s0: ::autodiff::__private::shadow::SliceShadow<'_, f64>| {
                 __pullback(__dy, __s0, ::autodiff::__private::again::Ref(__v0))
             },

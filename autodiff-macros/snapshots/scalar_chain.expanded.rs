@@ -144,7 +144,7 @@ impl ::autodiff::__private::entry::Forward2 for chain {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse2 for chain {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'a0, 'a1>(
         __v0: f64,
         __v1: usize,
@@ -180,6 +180,7 @@ impl ::autodiff::__private::entry::Reverse2 for chain {
         let __v10 = ::core::clone::Clone::clone(&__c0);
         (
             __v10,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: f64, _, _| {
                 let mut __dc0 = {
                     #[allow(unused_imports)]

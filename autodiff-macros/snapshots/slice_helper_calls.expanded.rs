@@ -67,7 +67,7 @@ impl sum_picks {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
@@ -105,6 +105,7 @@ impl sum_picks {
         let __v8 = ::core::clone::Clone::clone(&__c0);
         (
             __v8,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,
@@ -450,7 +451,7 @@ impl ::autodiff::__private::entry::Forward2 for sum_picks {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse2 for sum_picks {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'a0, 'a1>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
         __v1: usize,
@@ -487,6 +488,7 @@ impl ::autodiff::__private::entry::Reverse2 for sum_picks {
         let __v8 = ::core::clone::Clone::clone(&__c0);
         (
             __v8,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 mut __d0: ::autodiff::__private::shadow::SliceShadow<'_, f64>,

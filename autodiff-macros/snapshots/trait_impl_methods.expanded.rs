@@ -76,7 +76,7 @@ impl Exp {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
@@ -113,6 +113,7 @@ impl Exp {
         let __v9 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v8);
         (
             __v9,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: f64, _, _| {
                 let mut __d9 = __dy;
                 let mut __d3 = ::autodiff::__private::ops::tensor::mul_d0(
@@ -158,7 +159,7 @@ impl Exp {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_reborrow<'__autodiff_l0>(
@@ -178,6 +179,7 @@ impl Exp {
         let __value = Self::__autodiff_pdf_vjp_into(__v0, __v1).0;
         (
             __value,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 __s0: ::autodiff::__private::shadow::Ignored,
@@ -583,7 +585,7 @@ impl Exp {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
@@ -617,6 +619,7 @@ impl Exp {
         let __v6 = __v3 + __v5;
         (
             __v6,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: f64, _, _| {
                 let mut __d6 = __dy;
                 let mut __d3 = ::autodiff::__private::ops::add_d0(&__d6);
@@ -642,7 +645,7 @@ impl Exp {
             },
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_reborrow<'__autodiff_l0>(
@@ -678,6 +681,7 @@ impl Exp {
         let __v6 = __v3 + __v5;
         (
             __v6,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |
                 __dy: f64,
                 _,

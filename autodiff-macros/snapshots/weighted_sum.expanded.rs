@@ -57,7 +57,7 @@ impl ::autodiff::__private::entry::Forward4 for weighted_sum {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse4 for weighted_sum {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __vjp_into<'a0, 'a1, 'a2, 'a3>(
         __v0: f64,
         __v1: f64,
@@ -79,6 +79,7 @@ impl ::autodiff::__private::entry::Reverse4 for weighted_sum {
         let __v6 = __v4 + __v5;
         (
             __v6,
+            #[cfg_attr(not(debug_assertions), inline(always))]
             move |__dy: f64, _, _, _, _| {
                 let mut __d6 = __dy;
                 let mut __d4 = ::autodiff::__private::ops::add_d0(&__d6);

@@ -238,6 +238,7 @@ pub(crate) fn try_expand(
         Some(rule) => (Pullback::Custom(custom_rule_body(&sig, rule)), None),
         None => {
             let body = lower(&sig, &sig.generics, &func.block, &mut errors);
+            sig.inline_sweeps = crate::companions::small_enough_to_inline(&body);
             reads_no_variable = !sig.is_method && reads_no_variable_ir(&sig, &body);
             sweep = Some(crate::emit::jvp_body(&sig, &body));
             (

@@ -158,6 +158,9 @@ pub struct Signature {
     /// derivative again in the reverse sweep instead of keeping its pullback, so that the
     /// function's pullback holds no other function's (mutual recursion).
     pub rerun_calls: bool,
+    /// The body is small enough for its sweeps to be inlined into every caller's in
+    /// optimised builds (see `companions::sweep_inline`).
+    pub inline_sweeps: bool,
     /// Every type parameter in scope (an `impl`'s too, which `drop_impl_generics` moves
     /// off `generics`): a parameter of such a type is no struct.
     pub type_params: Vec<syn::Ident>,
@@ -597,6 +600,7 @@ impl Signature {
             generics_named,
             is_method,
             rerun_calls: false,
+            inline_sweeps: false,
             type_params,
         })
     }
@@ -666,6 +670,7 @@ impl Signature {
             generics_named: syn::Generics::default(),
             is_method: false,
             rerun_calls: false,
+            inline_sweeps: false,
             type_params: Vec::new(),
         }
     }

@@ -405,7 +405,7 @@ macro_rules! entries {
 
             /// The value, and a pullback handed the arguments again after the shadows (a
             /// function of values only, which it needs not: its `__vjp_into`'s).
-            #[inline]
+            #[inline(always)]
             #[allow(clippy::too_many_arguments, clippy::type_complexity, unused_variables)]
             fn __vjp_reborrow<'a>($($a: <Self::$K as Kind>::Arg<'a>),+) -> (
                 Self::Out,
@@ -416,7 +416,7 @@ macro_rules! entries {
                 ) -> ($(<Self::$K as Kind>::Pulled,)+),
             ) {
                 let (value, pullback) = Self::__vjp_into($($a),+);
-                (value, move |dy, $($s,)+ $($l),+| pullback(dy, $($s),+))
+                (value, #[inline(always)] move |dy, $($s,)+ $($l),+| pullback(dy, $($s),+))
             }
 
             /// `value_and_gradients_function!`: the value and the selected gradients;

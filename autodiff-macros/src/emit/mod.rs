@@ -845,6 +845,7 @@ fn pullback_tokens(
         Value::Var(v) => e.kept(&Operand::Var(*v)),
         other => other.tokens(),
     };
+    let inline = crate::companions::pullback_inline(sig);
     let dy_type = match &sig.output {
         syn::Type::Infer(_) => quote!(),
         ty => {
@@ -856,7 +857,7 @@ fn pullback_tokens(
         #(#items)*
         #declarations
         #forward
-        (#output, move |#dy #dy_type, #(#sinks,)* #again| {
+        (#output, #inline move |#dy #dy_type, #(#sinks,)* #again| {
             #cell_adjoints
             #reverse
             #grads_value
