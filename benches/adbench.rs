@@ -155,6 +155,9 @@ fn ba_benches(c: &mut Criterion) {
     bench(&mut g, &name, "accumulated", || {
         ba_jacobian_accumulated(black_box(&problem), &mut errors, &mut jacobian)
     });
+    bench(&mut g, &name, "by hand", || {
+        ba_jacobian_by_hand(black_box(&problem), &mut errors, &mut jacobian)
+    });
     g.finish();
     // the C form: `&mut` output helpers handed local arrays as `&[f64]`
     let name = format!("ba-slices/p{p}");
@@ -246,9 +249,9 @@ fn print_ratios() {
     }
     println!(
         "\n| workload | objective | gradient | gradient ÷ objective | into a kept buffer ÷ \
-         objective |"
+         objective | by hand ÷ objective |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for group in groups {
         let get = |name: &'static str| {
             let (all, once) = samples.get(&(group.clone(), name))?;
@@ -256,10 +259,11 @@ fn print_ratios() {
             Some((time, if *once { " (one call)" } else { "" }))
         };
         if let (Some((objective, o)), Some((gradient, g))) = (get("objective"), get("gradient")) {
-            let accumulated =
-                get("accumulated").map_or("".to_string(), |(a, _)| format!("{:.2}", a / objective));
+            let ratio =
+                |name| get(name).map_or("".to_string(), |(a, _)| format!("{:.2}", a / objective));
+            let (accumulated, by_hand) = (ratio("accumulated"), ratio("by hand"));
             println!(
-                "| {group} | {}{o} | {}{g} | {:.2} | {accumulated} |",
+                "| {group} | {}{o} | {}{g} | {:.2} | {accumulated} | {by_hand} |",
                 pretty(objective),
                 pretty(gradient),
                 gradient / objective

@@ -70,7 +70,8 @@ impl recurrence {
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp(
         __v0: f64,
         __v1: f64,
@@ -117,9 +118,7 @@ impl recurrence {
         let __v13 = __n13;
         let __v14 = ::core::clone::Clone::clone(&__c0);
         let __tv14 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v14;
-        let __ty: f64 = __tv14;
-        (__y, __ty)
+        (__v14, __tv14)
     }
     #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(
@@ -174,7 +173,8 @@ impl ::autodiff::__private::entry::Sig3 for recurrence {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Forward3 for recurrence {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'a, 't>(
         __v0: f64,
         __v1: f64,
@@ -189,6 +189,7 @@ impl ::autodiff::__private::entry::Forward3 for recurrence {
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse3 for recurrence {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'a0, 'a1, 'a2>(
         __v0: f64,
         __v1: f64,

@@ -77,6 +77,7 @@ impl energy {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<T: Float>(
         __v0: T,
         __v1: T,
@@ -151,6 +152,7 @@ impl energy {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_reborrow<T: Float>(
         __v0: T,
         __v1: T,
@@ -369,7 +371,8 @@ impl energy {
             &[::core::option::Option::None, weighted_sum::__forward_at(depth - 1)],
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<T: Float>(
         __v0: T,
         __v1: T,
@@ -415,9 +418,7 @@ impl energy {
         let __v9 = __v8 / __v3;
         let __tv9 = (::autodiff::__private::ops::div_d0(&__v3, &__tv8)
             + ::autodiff::__private::ops::div_d1(&__v3, &__v9, &__tv3));
-        let __y: T = __v9;
-        let __ty: T = __tv9;
-        (__y, __ty)
+        (__v9, __tv9)
     }
     #[inline]
     #[track_caller]

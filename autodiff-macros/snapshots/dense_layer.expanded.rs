@@ -73,6 +73,7 @@ impl dense {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -114,6 +115,7 @@ impl dense {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_reborrow<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -394,7 +396,8 @@ impl dense {
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
@@ -419,9 +422,7 @@ impl dense {
         );
         let __v6 = ::autodiff::__private::ops::tensor::sum(&__v5);
         let __tv6 = ::autodiff::__private::ops::tensor::sum(&__tv5);
-        let __y: f64 = __v6;
-        let __ty: f64 = __tv6;
-        (__y, __ty)
+        (__v6, __tv6)
     }
     #[inline]
     #[track_caller]

@@ -71,6 +71,7 @@ impl cross_rotated {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -112,6 +113,7 @@ impl cross_rotated {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],
@@ -472,7 +474,8 @@ impl cross_rotated {
             "forward mode does not take a parameter of nested sequences yet (`m`)",
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'__autodiff_l0>(
         __v0: [f64; 2],
         __v1: &'__autodiff_l0 [[f64; 2]; 2],

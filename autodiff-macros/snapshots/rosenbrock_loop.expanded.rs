@@ -16,6 +16,7 @@ struct rosenbrock {}
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl rosenbrock {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
     ) -> (
@@ -303,7 +304,8 @@ impl ::autodiff::__private::entry::Sig1 for rosenbrock {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Forward1 for rosenbrock {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'a, 't>(
         __v0: ::autodiff::__private::entry::SliceArg<'a, f64>,
         __tv0: ::autodiff::__private::entry::SliceSlot<'t, f64>,
@@ -351,14 +353,13 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
         let __v15 = __n15;
         let __v16 = ::core::clone::Clone::clone(&__c0);
         let __tv16 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v16;
-        let __ty: f64 = __tv16;
-        (__y, __ty)
+        (__v16, __tv16)
     }
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse1 for rosenbrock {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'a0>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
     ) -> (

@@ -59,7 +59,8 @@ impl chain {
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp(
         __v0: f64,
         __v1: usize,
@@ -92,9 +93,7 @@ impl chain {
         let __v9 = __n9;
         let __v10 = ::core::clone::Clone::clone(&__c0);
         let __tv10 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v10;
-        let __ty: f64 = __tv10;
-        (__y, __ty)
+        (__v10, __tv10)
     }
     #[inline]
     fn __jvp_function() -> impl ::core::ops::Fn(f64, usize, f64) -> (f64, f64) + use<> {
@@ -132,7 +131,8 @@ impl ::autodiff::__private::entry::Sig2 for chain {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Forward2 for chain {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'a, 't>(
         __v0: f64,
         __v1: usize,
@@ -145,6 +145,7 @@ impl ::autodiff::__private::entry::Forward2 for chain {
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse2 for chain {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'a0, 'a1>(
         __v0: f64,
         __v1: usize,

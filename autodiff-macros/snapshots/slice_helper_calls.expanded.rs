@@ -68,6 +68,7 @@ impl sum_picks {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_reborrow<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
@@ -343,7 +344,8 @@ impl sum_picks {
             &[::core::option::Option::None, pick::__forward_at(depth - 1)],
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'__autodiff_l0>(
         __v0: &'__autodiff_l0 [f64],
         __v1: usize,
@@ -387,9 +389,7 @@ impl sum_picks {
         let __v7 = __n7;
         let __v8 = ::core::clone::Clone::clone(&__c0);
         let __tv8 = ::core::clone::Clone::clone(&__tc0);
-        let __y: f64 = __v8;
-        let __ty: f64 = __tv8;
-        (__y, __ty)
+        (__v8, __tv8)
     }
     #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
@@ -439,7 +439,8 @@ impl ::autodiff::__private::entry::Sig2 for sum_picks {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Forward2 for sum_picks {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'a, 't>(
         __v0: ::autodiff::__private::entry::SliceArg<'a, f64>,
         __v1: usize,
@@ -452,6 +453,7 @@ impl ::autodiff::__private::entry::Forward2 for sum_picks {
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse2 for sum_picks {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'a0, 'a1>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
         __v1: usize,

@@ -77,6 +77,7 @@ impl Exp {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_into<'__autodiff_l0>(
@@ -160,6 +161,7 @@ impl Exp {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_vjp_reborrow<'__autodiff_l0>(
@@ -327,7 +329,8 @@ impl Exp {
     ) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_pdf_jvp<'__autodiff_l0>(
@@ -369,9 +372,7 @@ impl Exp {
             &::autodiff::__private::ops::tensor::mul(&__tv3, &__v8),
             &::autodiff::__private::ops::tensor::mul(&__v3, &__tv8),
         );
-        let __y: f64 = __v9;
-        let __ty: f64 = __tv9;
-        (__y, __ty)
+        (__v9, __tv9)
     }
     #[inline]
     #[track_caller]
@@ -586,6 +587,7 @@ impl Exp {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_into<'__autodiff_l0>(
@@ -646,6 +648,7 @@ impl Exp {
         )
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_vjp_reborrow<'__autodiff_l0>(
@@ -857,7 +860,8 @@ impl Exp {
             &[::core::option::Option::None, Self::__autodiff_pdf_forward_at(depth - 1)],
         )
     }
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub fn __autodiff_ln_pdf_jvp<'__autodiff_l0>(
@@ -912,9 +916,7 @@ impl Exp {
         let __v6 = __v3 + __v5;
         let __tv6 = (::autodiff::__private::ops::add_d0(&__tv3)
             + ::autodiff::__private::ops::add_d1(&__tv5));
-        let __y: f64 = __v6;
-        let __ty: f64 = __tv6;
-        (__y, __ty)
+        (__v6, __tv6)
     }
     #[inline]
     #[track_caller]

@@ -30,7 +30,8 @@ impl ::autodiff::__private::entry::Sig4 for weighted_sum {
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Forward4 for weighted_sum {
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __jvp<'a, 't>(
         __v0: f64,
         __v1: f64,
@@ -50,14 +51,13 @@ impl ::autodiff::__private::entry::Forward4 for weighted_sum {
         let __v6 = __v4 + __v5;
         let __tv6 = (::autodiff::__private::ops::add_d0(&__tv4)
             + ::autodiff::__private::ops::add_d1(&__tv5));
-        let __y: f64 = __v6;
-        let __ty: f64 = __tv6;
-        (__y, __ty)
+        (__v6, __tv6)
     }
 }
 #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
 impl ::autodiff::__private::entry::Reverse4 for weighted_sum {
     #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     fn __vjp_into<'a0, 'a1, 'a2, 'a3>(
         __v0: f64,
         __v1: f64,

@@ -386,12 +386,17 @@ pub fn small_enough_to_inline(body: &crate::ir::Body) -> bool {
     body.vars.len() <= INLINE_VARIABLES
 }
 
-/// The inlining attribute of a sweep's function: `#[inline(always)]` in optimised builds
-/// for a small body (not in debug builds: they are not optimised, and inlining would only
-/// cost them compile time), `#[inline]` otherwise.
+/// The inlining attributes of a sweep's function: `#[inline(always)]` in optimised builds
+/// for a small body (debug builds keep `#[inline]`: they are not optimised, and inlining
+/// would only cost them compile time), `#[inline]` otherwise. (`#[inline]` in every build:
+/// a function with it is compiled only where it is called, so a sweep no caller reaches
+/// costs no code generation.)
 pub fn sweep_inline(sig: &Signature) -> TokenStream {
     if sig.inline_sweeps {
-        quote!(#[cfg_attr(not(debug_assertions), inline(always))])
+        quote! {
+            #[cfg_attr(not(debug_assertions), inline(always))]
+            #[cfg_attr(debug_assertions, inline)]
+        }
     } else {
         quote!(#[inline])
     }

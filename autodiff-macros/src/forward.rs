@@ -410,8 +410,9 @@ pub fn companions(
         quote!(#owner #forward_at(#rt::forward::CALL_DEPTH))
     };
     let reason_ty = quote!(::core::option::Option<&'static str>);
+    let inline = crate::companions::sweep_inline(sig);
     let own_jvp_item = quote! {
-        #[inline]
+        #inline
         #allow
         #vis fn #jvp #gen_named (#(#decls,)* #(#tvars: #jvp_ttys),*)
             -> (#output, #output_tangent)
@@ -430,7 +431,7 @@ pub fn companions(
                 body
             };
             let item = quote! {
-                #[inline]
+                #inline
                 fn #jvp<'a, 't>(#(#args,)* #(#tangents),*) -> (#output, #output_tangent) {
                     #body
                 }

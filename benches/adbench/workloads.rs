@@ -505,6 +505,132 @@ pub fn ba_jacobian_accumulated(problem: &BaProblem, errors: &mut [f64], jacobian
     }
 }
 
+/// One row of BA's Jacobian block by hand: the reprojection error's forward sweep, then its
+/// adjoint for the cotangent `(e0, e1)` of the two errors, added into `g` (the 11 camera
+/// parameters, the 3 point coordinates, the weight); returns `e0·err₀ + e1·err₁`. The
+/// generated Jacobian's structure (each row runs the forward sweep again), written as a
+/// careful user writes an adjoint: the reference the generated rows are measured against.
+#[allow(clippy::too_many_arguments)]
+pub fn ba_row_by_hand(
+    cam: &[f64],
+    x: &[f64],
+    w: f64,
+    feat: &[f64],
+    e0: f64,
+    e1: f64,
+    g: &mut [f64],
+) -> f64 {
+    let (cam, x, g) = (&cam[..11], &x[..3], &mut g[..15]);
+    let xo = [x[0] - cam[3], x[1] - cam[4], x[2] - cam[5]];
+    let rot = [cam[0], cam[1], cam[2]];
+    let sqtheta = rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2];
+    // the rotation: Rodrigues' formula, or its first order at the zero rotation
+    let mut xc = [0.0; 3];
+    let (theta, cos, sin, inv, wv, wxp, dot, omc, tmp);
+    if sqtheta != 0.0 {
+        theta = sqtheta.sqrt();
+        (sin, cos) = theta.sin_cos();
+        inv = 1.0 / theta;
+        wv = [rot[0] * inv, rot[1] * inv, rot[2] * inv];
+        wxp = cross(wv, xo);
+        dot = wv[0] * xo[0] + wv[1] * xo[1] + wv[2] * xo[2];
+        omc = 1.0 - cos;
+        tmp = dot * omc;
+        for i in 0..3 {
+            xc[i] = xo[i] * cos + wxp[i] * sin + wv[i] * tmp;
+        }
+    } else {
+        (theta, cos, sin, inv, dot, omc, tmp) = (0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        wv = rot;
+        wxp = cross(rot, xo);
+        for i in 0..3 {
+            xc[i] = xo[i] + wxp[i];
+        }
+    }
+    let p0 = xc[0] / xc[2];
+    let p1 = xc[1] / xc[2];
+    let rsq = p0 * p0 + p1 * p1;
+    let l = 1.0 + cam[9] * rsq + cam[10] * rsq * rsq;
+    let (q0, q1) = (p0 * l, p1 * l);
+    let r0 = q0 * cam[6] + cam[7] - feat[0];
+    let r1 = q1 * cam[6] + cam[8] - feat[1];
+    // reverse
+    g[14] += e0 * r0 + e1 * r1;
+    let (dr0, dr1) = (w * e0, w * e1);
+    g[7] += dr0;
+    g[8] += dr1;
+    g[6] += dr0 * q0 + dr1 * q1;
+    let (dq0, dq1) = (dr0 * cam[6], dr1 * cam[6]);
+    let dl = dq0 * p0 + dq1 * p1;
+    g[9] += dl * rsq;
+    g[10] += dl * rsq * rsq;
+    let drsq = dl * (cam[9] + 2.0 * cam[10] * rsq);
+    let dp0 = dq0 * l + 2.0 * p0 * drsq;
+    let dp1 = dq1 * l + 2.0 * p1 * drsq;
+    let dxc = [dp0 / xc[2], dp1 / xc[2], -(dp0 * p0 + dp1 * p1) / xc[2]];
+    let mut dxo = [0.0; 3];
+    let mut drot = [0.0; 3];
+    // the cross product a × b: da = b × d, db = d × a
+    let cross_back =
+        |a: [f64; 3], b: [f64; 3], d: [f64; 3], da: &mut [f64; 3], db: &mut [f64; 3]| {
+            let (ga, gb) = (cross(b, d), cross(d, a));
+            for i in 0..3 {
+                da[i] += ga[i];
+                db[i] += gb[i];
+            }
+        };
+    if sqtheta != 0.0 {
+        let (mut dwv, mut dwxp) = ([0.0; 3], [0.0; 3]);
+        let (mut dcos, mut dsin, mut dtmp) = (0.0, 0.0, 0.0);
+        for i in 0..3 {
+            dxo[i] += dxc[i] * cos;
+            dcos += dxc[i] * xo[i];
+            dwxp[i] = dxc[i] * sin;
+            dsin += dxc[i] * wxp[i];
+            dwv[i] += dxc[i] * tmp;
+            dtmp += dxc[i] * wv[i];
+        }
+        let ddot = dtmp * omc;
+        dcos -= dtmp * dot;
+        for i in 0..3 {
+            dwv[i] += ddot * xo[i];
+            dxo[i] += ddot * wv[i];
+        }
+        cross_back(wv, xo, dwxp, &mut dwv, &mut dxo);
+        let mut dinv = 0.0;
+        for i in 0..3 {
+            drot[i] += dwv[i] * inv;
+            dinv += dwv[i] * rot[i];
+        }
+        let dtheta = -dinv * inv / theta + cos * dsin - sin * dcos;
+        let dsq = dtheta / (2.0 * theta);
+        for i in 0..3 {
+            drot[i] += 2.0 * rot[i] * dsq;
+        }
+    } else {
+        dxo = dxc;
+        cross_back(rot, xo, dxc, &mut drot, &mut dxo);
+    }
+    for i in 0..3 {
+        g[i] += drot[i];
+        g[3 + i] -= dxo[i];
+        g[11 + i] += dxo[i];
+    }
+    w * (e0 * r0 + e1 * r1)
+}
+
+/// [`ba_jacobian_accumulated`] with the rows by hand ([`ba_row_by_hand`]).
+pub fn ba_jacobian_by_hand(problem: &BaProblem, errors: &mut [f64], jacobian: &mut [f64]) {
+    for i in 0..problem.obs.len() {
+        let (cam, x, w, feat) = problem.observation(i);
+        let block = &mut jacobian[30 * i..30 * (i + 1)];
+        block.fill(0.0);
+        let (u, v) = block.split_at_mut(15);
+        errors[2 * i] = ba_row_by_hand(cam, x, w, feat, 1.0, 0.0, u);
+        errors[2 * i + 1] = ba_row_by_hand(cam, x, w, feat, 0.0, 1.0, v);
+    }
+}
+
 // BA written as ADBench's C++ is: helpers writing `&mut` outputs, handed local arrays
 // (array literals) as `&[f64]`.
 

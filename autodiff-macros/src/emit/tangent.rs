@@ -127,14 +127,22 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
     };
     let tangent = t.value_tangent(&body.output, &quote!(#y));
     let ty = format_ident!("__ty", span = Span::mixed_site());
+    // (an active variable's value and tangent are returned as they are: the signature
+    // types them; anything else is named first, its tangent shaped after it)
+    let tail = match &body.output {
+        Value::Var(v) if t.body.is_active(*v) => quote!((#output, #tangent)),
+        _ => quote! {
+            let #y #out_ty = #output;
+            let #ty #tangent_ty = #tangent;
+            (#y, #ty)
+        },
+    };
     let body = quote! {
         #(#items)*
         #reslice
         #declarations
         #sweep
-        let #y #out_ty = #output;
-        let #ty #tangent_ty = #tangent;
-        (#y, #ty)
+        #tail
     };
     TangentSweep {
         body,
