@@ -204,6 +204,10 @@ pub(crate) fn try_expand(
         return Err(errors);
     };
     sig.rerun_calls = args.recursive;
+    // The companions are named at the attribute, not at the function's name: an editor
+    // maps a token to every token of the expansion with its span, and hovering the name
+    // would otherwise list the companion struct and each of its items beside the function.
+    sig.ident.set_span(Span::call_site());
     crate::signature::bind_parameter_patterns(&mut func);
     crate::signature::matched_enums_are_constants(&mut sig, &func.block);
     if args.wrt_self {

@@ -369,7 +369,9 @@ impl Emitter<'_> {
                             "vjp_into"
                         };
                         let vjp = crate::companions::call(func, Some(form), &a, span);
-                        out.extend(quote::quote_spanned!(span=> let (#v, #pb) = #vjp;));
+                        // (the call carries the user's span, the `let` the attribute's: an
+                        // editor maps the user's tokens to the call only)
+                        out.extend(quote::quote!(let (#v, #pb) = #vjp;));
                         out.extend(self.save(*dst));
                         return;
                     }
@@ -379,7 +381,7 @@ impl Emitter<'_> {
                     Some(c) => c.ident().to_token_stream(),
                     None => rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body),
                 };
-                out.extend(quote::quote_spanned!(span=> let #v #ty = #value;));
+                out.extend(quote::quote!(let #v #ty = #value;));
                 out.extend(self.save(*dst));
             }
             Stmt::WriteCell { cell, value } => {
