@@ -377,3 +377,98 @@ fn sub_slices_of_a_let_mut_buffer() {
     let fd = finite_difference(|x| 2.0 * chunks_of_a_buffer(x, 4), &x);
     assert_gradient_close(&gw, &fd, 1e-8);
 }
+
+// ---------------------------------------------------------------------------------------
+// Several sub-slices of one slice handed to one call: a parameter vector cut into weights
+// and biases. Disjoint ranges share the slice's adjoint; overlapping ones (which shared
+// slices allow) add into it from buffers of their own.
+// ---------------------------------------------------------------------------------------
+
+/// `Σᵢ tanh(wᵢ · xᵢ + bᵢ)`.
+#[differentiable]
+fn layer(w: &[f64], b: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (w[i] * x[i] + b[i]).tanh();
+    }
+    s
+}
+
+/// Each step's layer reads its weights and biases from one parameter vector.
+#[differentiable]
+fn layers(params: &[f64], x: &[f64], steps: usize) -> f64 {
+    let n = x.len();
+    let mut total = 0.0;
+    for k in 0..steps {
+        let at = 2 * n * k;
+        total += layer(&params[at..at + n], &params[at + n..at + 2 * n], x);
+    }
+    total
+}
+
+/// The same vector read through two overlapping windows, and through three.
+#[differentiable]
+fn overlapping(params: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    layer(&params[..n], &params[1..n + 1], x)
+        + layer(&params[2..n + 2], &params[..n], &params[1..n + 1])
+}
+
+fn layers_by_hand(params: &[f64], x: &[f64], steps: usize) -> Vec<f64> {
+    let n = x.len();
+    let mut g = vec![0.0; params.len()];
+    for k in 0..steps {
+        let at = 2 * n * k;
+        for i in 0..n {
+            let t = (params[at + i] * x[i] + params[at + n + i]).tanh();
+            let d = 1.0 - t * t;
+            g[at + i] += d * x[i];
+            g[at + n + i] += d;
+        }
+    }
+    g
+}
+
+#[test]
+fn sub_slices_of_one_parameter_in_one_call() {
+    let x = point(4);
+    let params: Vec<f64> = (0..24).map(|k| 0.1 * (k as f64 * 0.7).sin()).collect();
+    let g = gradients_function!(layers, params = ["params"])(&params, &x, 3);
+    assert_gradient_close(&g, &layers_by_hand(&params, &x, 3), 1e-14);
+    let fd = finite_difference(|p| layers(p, &x, 3), &params);
+    assert_gradient_close(&g, &fd, 1e-8);
+    // into a kept buffer, twice: added, not overwritten
+    let mut kept = vec![0.0; params.len()];
+    let into = accumulate_gradients!(layers, params = ["params"]);
+    for _ in 0..2 {
+        into(&params, &x, 3, &mut kept[..]);
+    }
+    let twice: Vec<f64> = g.iter().map(|v| 2.0 * v).collect();
+    assert_gradient_close(&kept, &twice, 1e-14);
+    // vjp! and the implicit mode
+    let (value, pullback) = vjp!(layers)(&params, &x, 3);
+    assert_eq!(value, layers(&params, &x, 3));
+    let (gp, _) = pullback(0.5);
+    let half: Vec<f64> = g.iter().map(|v| 0.5 * v).collect();
+    assert_gradient_close(&gp, &half, 1e-14);
+    let p = Variable::new(params.clone());
+    let f = differentiable_closure!(|steps: usize| layers(&p, x.as_slice(), steps));
+    let grads = implicit_gradients(&f)(3);
+    let gp: Vec<f64> = grads.get(&p).expect("params was read");
+    assert_gradient_close(&gp, &g, 1e-14);
+
+    // overlapping windows: every window's contribution reaches the shared elements
+    let params: Vec<f64> = (0..7).map(|k| 0.3 * (k as f64 * 1.3).cos()).collect();
+    let x = point(5);
+    let (gp, gx) = gradients_function!(overlapping)(&params, &x);
+    assert_gradient_close(
+        &gp,
+        &finite_difference(|p| overlapping(p, &x), &params),
+        1e-8,
+    );
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|x| overlapping(&params, x), &x),
+        1e-8,
+    );
+}

@@ -283,6 +283,94 @@ pub fn disjoint_sinks<E: Real, A: RangeAdjoint<E> + ?Sized, const N: usize>(
     }
 }
 
+/// The sinks of several sub-slices of one slice handed to one call (`f(&p[..n], &p[n..])`,
+/// a parameter vector cut into weights and biases): the same ranges of the slice's adjoint,
+/// split apart, when they do not overlap; otherwise (`f(&x[..3], &x[1..])`, which Rust
+/// allows for shared slices) a zeroed buffer each, added into the adjoint by
+/// [`finish`](RangeSinks::finish) after the call.
+///
+/// ```
+/// use autodiff_runtime::shadow::RangeSinks;
+/// use autodiff_runtime::ops::index_d0;
+///
+/// let mut adjoint = vec![0.0_f64; 4];
+/// let mut ranges = RangeSinks::new(&mut adjoint, [(0, Some(2)), (2, None)]);
+/// let [mut w, mut b] = ranges.sinks(); // disjoint: the adjoint's own ranges
+/// index_d0(&mut w, 1, &1.0);
+/// index_d0(&mut b, 0, &2.0);
+/// ranges.finish();
+/// assert_eq!(adjoint, vec![0.0, 1.0, 2.0, 0.0]);
+///
+/// let mut ranges = RangeSinks::new(&mut adjoint, [(0, Some(3)), (1, None)]);
+/// let [mut a, mut c] = ranges.sinks(); // overlapping: buffers of their own
+/// index_d0(&mut a, 2, &1.0);
+/// index_d0(&mut c, 1, &1.0); // the same element, from the other range
+/// ranges.finish();
+/// assert_eq!(adjoint, vec![0.0, 1.0, 4.0, 0.0]);
+/// ```
+#[derive(Debug)]
+pub struct RangeSinks<'a, E, const N: usize> {
+    adjoint: Option<&'a mut [E]>,
+    bounds: [(usize, usize); N],
+    scratch: Option<[Vec<E>; N]>,
+}
+
+impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
+    /// The ranges `ranges` (start, end or `None` for the slice's end) of `adjoint`, as the
+    /// forward sweep sliced them (so they are in bounds).
+    #[inline(always)]
+    pub fn new<A: RangeAdjoint<E> + ?Sized>(
+        adjoint: &'a mut A,
+        ranges: [(usize, Option<usize>); N],
+    ) -> Self {
+        let adjoint = adjoint.whole();
+        let len = adjoint.as_ref().map_or(0, |a| a.len());
+        let bounds = ranges.map(|r| crate::views::resolve(r, len));
+        let mut order: [usize; N] = core::array::from_fn(|k| k);
+        order.sort_by_key(|&k| bounds[k]);
+        let overlap = order.windows(2).any(|w| bounds[w[1]].0 < bounds[w[0]].1);
+        let scratch = (adjoint.is_some() && overlap)
+            .then(|| bounds.map(|(start, end)| vec![E::zero(); end - start]));
+        RangeSinks {
+            adjoint,
+            bounds,
+            scratch,
+        }
+    }
+
+    /// One sink per range, in the order given.
+    #[inline(always)]
+    pub fn sinks(&mut self) -> [SliceShadow<'_, E>; N] {
+        match (&mut self.scratch, &mut self.adjoint) {
+            (Some(scratch), _) => {
+                let mut parts = scratch.iter_mut();
+                core::array::from_fn(|_| match parts.next() {
+                    Some(p) => SliceShadow::new(p),
+                    None => SliceShadow::default(),
+                })
+            }
+            (None, Some(adjoint)) => {
+                crate::views::disjoint(adjoint, self.bounds.map(|(s, e)| (s, Some(e))))
+                    .map(SliceShadow::new)
+            }
+            (None, None) => core::array::from_fn(|_| SliceShadow::default()),
+        }
+    }
+
+    /// Adds what the call put into buffers of their own (overlapping ranges) into the
+    /// adjoint.
+    #[inline(always)]
+    pub fn finish(self) {
+        if let (Some(scratch), Some(adjoint)) = (self.scratch, self.adjoint) {
+            for (part, (start, end)) in scratch.into_iter().zip(self.bounds) {
+                for (a, g) in adjoint[start..end].iter_mut().zip(part) {
+                    *a = *a + g;
+                }
+            }
+        }
+    }
+}
+
 /// The sink of `&v[range]`: `adjoint` is the adjoint of `v`.
 #[inline(always)]
 pub fn sink_range<E, A, R>(adjoint: &mut A, range: R) -> SliceShadow<'_, E>

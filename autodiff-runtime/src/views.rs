@@ -79,7 +79,7 @@ pub fn handed_on<T: ?Sized>(range: &mut T) -> &mut T {
 /// The bounds of a range of a buffer of `len` elements, as the generated code writes them:
 /// `end` is `None` for a range open at the end.
 #[inline(always)]
-fn resolve((start, end): (usize, Option<usize>), len: usize) -> (usize, usize) {
+pub(crate) fn resolve((start, end): (usize, Option<usize>), len: usize) -> (usize, usize) {
     (start, end.unwrap_or(len))
 }
 

@@ -478,8 +478,75 @@ impl Emitter<'_> {
                                     #rt::shadow::disjoint_sinks(&mut #d, [#(#bounds),*]);
                             });
                         }
+                        // sub-slices of one slice handed together (`f(&p[..n], &p[n..])`):
+                        // the same ranges of its adjoint, split apart where they do not
+                        // overlap (the runtime's `RangeSinks`), not a zeroed buffer each
+                        let mut ranged: HashMap<usize, TokenStream> = HashMap::new();
+                        let mut range_finish = TokenStream::new();
+                        {
+                            // (each slice variable, and its sub-slices' argument positions
+                            // and bounds)
+                            let mut groups: Vec<(VarId, Vec<(usize, TokenStream)>)> = Vec::new();
+                            for (k, arg) in args.iter().enumerate() {
+                                let Some(u) = self.active_var(arg) else {
+                                    continue;
+                                };
+                                // (of a slice variable, not of a local buffer's cell or of
+                                // another sub-slice)
+                                let Some(Rhs::SubSlice {
+                                    place: Place::Var(p),
+                                    range,
+                                }) = self.defs.get(&u).copied()
+                                else {
+                                    continue;
+                                };
+                                let p = *p;
+                                if !self.body.is_active(p) || self.is_sub_slice(p) {
+                                    continue;
+                                }
+                                let bounds = range.bounds(|o| self.operand(o));
+                                match groups.iter_mut().find(|g| g.0 == p) {
+                                    Some(g) => g.1.push((k, bounds)),
+                                    None => groups.push((p, vec![(k, bounds)])),
+                                }
+                            }
+                            for (p, members) in groups {
+                                // (not when the slice itself is handed too: its adjoint is
+                                // lent to it)
+                                let whole = args.iter().enumerate().any(|(k, a)| {
+                                    !members.iter().any(|m| m.0 == k)
+                                        && self
+                                            .active_var(a)
+                                            .is_some_and(|u| self.adjoint_root(u) == p)
+                                });
+                                if members.len() < 2 || whole {
+                                    continue;
+                                }
+                                lent.insert(p);
+                                let Some(parent) = self.place_adjoint(Place::Var(p)) else {
+                                    continue;
+                                };
+                                let rs = self.fresh("__ranges");
+                                let names: Vec<syn::Ident> =
+                                    members.iter().map(|_| self.fresh("__range")).collect();
+                                let bounds = members.iter().map(|m| &m.1);
+                                out.extend(quote! {
+                                    let mut #rs =
+                                        #rt::shadow::RangeSinks::new(&mut #parent, [#(#bounds),*]);
+                                    let [#(mut #names),*] = #rs.sinks();
+                                });
+                                for ((k, _), name) in members.iter().zip(&names) {
+                                    ranged.insert(*k, quote!(#rt::shadow::sink(&mut #name)));
+                                }
+                                range_finish.extend(quote!(#rs.finish();));
+                            }
+                        }
                         let mut next_part: HashMap<CellId, usize> = HashMap::new();
-                        for arg in args {
+                        for (k, arg) in args.iter().enumerate() {
+                            if let Some(sink) = ranged.remove(&k) {
+                                sinks.push(sink);
+                                continue;
+                            }
                             if let Some(c) = arg.lent_cell() {
                                 let d = c.adjoint();
                                 let bounds: Vec<Operand> = arg.range_operands().cloned().collect();
@@ -600,6 +667,7 @@ impl Emitter<'_> {
                             let pb = dst.pullback();
                             out.extend(quote!(let #g = #pb(#dy, #(#sinks),*);));
                         }
+                        out.extend(range_finish);
                         for (u, t) in lent_again {
                             self.contribute(out, u, quote!(#t), true);
                         }
