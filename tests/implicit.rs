@@ -198,6 +198,33 @@ fn captured_constants_and_integers_pass_through() {
     assert_eq!(g.get(&w), Some(4.0 * 3.0));
 }
 
+/// `Σᵢ aᵢ · bᵢ`, for the closures below.
+#[differentiable]
+fn dot_of(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// A captured `Vec` that is not a `Variable` is read by reference, so the user's `&x` is a
+/// reference to a reference: handed to a slice helper as the helper's other argument, and
+/// as its only one.
+#[test]
+fn captured_data_handed_to_a_slice_helper_by_reference() {
+    let x = vec![1.0, -2.0, 0.5];
+    let p = Variable::new(vec![0.5, 0.25, 2.0]);
+    let f = differentiable_closure!(|k: f64| dot_of(&p, &x) * k + dot_of(&x, &x) * 0.0);
+    let (value, grads) = implicit_value_and_gradients(&f)(3.0);
+    assert_eq!(value, (0.5 - 0.5 + 1.0) * 3.0);
+    // d/dp (k · p·x) = k · x
+    let gp: Vec<f64> = grads.get(&p).expect("p was read");
+    assert_eq!(gp, vec![3.0, -6.0, 1.5]);
+    let fd = autodiff::check::finite_difference(|q| dot_of(q, &x) * 3.0, &[0.5, 0.25, 2.0]);
+    autodiff::check::assert_gradient_close(&gp, &fd, 1e-8);
+}
+
 #[test]
 fn many_threads_share_variables_and_never_see_each_other() {
     let w = Arc::new(Variable::new(2.0));

@@ -452,7 +452,7 @@ fn sub_slices_of_one_parameter_in_one_call() {
     let half: Vec<f64> = g.iter().map(|v| 0.5 * v).collect();
     assert_gradient_close(&gp, &half, 1e-14);
     let p = Variable::new(params.clone());
-    let f = differentiable_closure!(|steps: usize| layers(&p, x.as_slice(), steps));
+    let f = differentiable_closure!(|steps: usize| layers(&p, &x, steps));
     let grads = implicit_gradients(&f)(3);
     let gp: Vec<f64> = grads.get(&p).expect("params was read");
     assert_gradient_close(&gp, &g, 1e-14);

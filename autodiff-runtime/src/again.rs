@@ -68,6 +68,48 @@ impl<X> AgainFrom<X> for Skip {
     }
 }
 
+/// A reference argument whose referent may itself be a reference: a closure reads a
+/// captured value that is not `Copy` by reference, so the user's `&x` is a `&&Vec<f64>`,
+/// which a call coerces to `&[f64]` but [`again`] (generic) does not. `(&&Strip(a)).strip()`
+/// is `&U` for an `a: &&U` ([`StripTwo`]) and `a` itself otherwise ([`StripOne`]).
+///
+/// ```
+/// use autodiff_runtime::again::{Strip, StripOne as _, StripTwo as _};
+/// let v = vec![1.0_f64, 2.0];
+/// let r = &v;
+/// let once: &Vec<f64> = (&&Strip(&r)).strip();
+/// let same: &Vec<f64> = (&&Strip(&v)).strip();
+/// assert_eq!(once, same);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Strip<X>(pub X);
+
+/// [`Strip`] of a reference to a reference: the inner reference.
+pub trait StripTwo<'a, U: ?Sized> {
+    /// The inner reference.
+    fn strip(self) -> &'a U;
+}
+
+impl<'a, 'b: 'a, U: ?Sized> StripTwo<'a, U> for &&Strip<&'a &'b U> {
+    #[inline(always)]
+    fn strip(self) -> &'a U {
+        self.0
+    }
+}
+
+/// [`Strip`] of anything else: itself.
+pub trait StripOne<X> {
+    /// The argument.
+    fn strip(self) -> X;
+}
+
+impl<X: Copy> StripOne<X> for &Strip<X> {
+    #[inline(always)]
+    fn strip(self) -> X {
+        self.0
+    }
+}
+
 /// The argument `x` handed again, as the pullback's position takes it (see the module).
 #[inline(always)]
 pub fn again<A: AgainFrom<X>, X>(x: X) -> A {

@@ -652,6 +652,18 @@ impl Emitter<'_> {
                                         let t = self.operand(a);
                                         quote!(#rt::again::again(::core::clone::Clone::clone(&#t)))
                                     }
+                                    // `&x` of a captured name a closure reads by reference
+                                    // (see the runtime's `again::Strip`)
+                                    Operand::Ref(v)
+                                        if matches!(self.defs.get(v), Some(Rhs::Source(_))) =>
+                                    {
+                                        let t = self.operand(a);
+                                        quote!(#rt::again::again({
+                                            #[allow(unused_imports)]
+                                            use #rt::again::{StripOne as _, StripTwo as _};
+                                            (&&#rt::again::Strip(#t)).strip()
+                                        }))
+                                    }
                                     _ => {
                                         let t = self.operand(a);
                                         quote!(#rt::again::again(#t))
