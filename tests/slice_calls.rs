@@ -457,6 +457,10 @@ fn sub_slices_of_one_parameter_in_one_call() {
     let gp: Vec<f64> = grads.get(&p).expect("params was read");
     assert_gradient_close(&gp, &g, 1e-14);
 
+    // the parameter vector not selected: its sinks carry nothing, `x`'s gradient is whole
+    let gx = gradients_function!(layers, params = ["x"])(&params, &x, 3);
+    assert_gradient_close(&gx, &finite_difference(|x| layers(&params, x, 3), &x), 1e-8);
+
     // overlapping windows: every window's contribution reaches the shared elements
     let params: Vec<f64> = (0..7).map(|k| 0.3 * (k as f64 * 1.3).cos()).collect();
     let x = point(5);
