@@ -277,7 +277,17 @@ pub fn disjoint_sinks<E: Real, A: RangeAdjoint<E> + ?Sized, const N: usize>(
     adjoint: &mut A,
     ranges: [(usize, Option<usize>); N],
 ) -> [SliceShadow<'_, E>; N] {
-    match adjoint.whole() {
+    split_sinks(adjoint.whole(), ranges)
+}
+
+/// The shadows of disjoint `ranges` of `buf`, or inactive ones without a buffer.
+#[inline(always)]
+#[track_caller]
+fn split_sinks<E: Real, const N: usize>(
+    buf: Option<&mut [E]>,
+    ranges: [(usize, Option<usize>); N],
+) -> [SliceShadow<'_, E>; N] {
+    match buf {
         Some(buf) => crate::views::disjoint(buf, ranges).map(SliceShadow::new),
         None => core::array::from_fn(|_| SliceShadow::default()),
     }
@@ -341,19 +351,12 @@ impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
     /// One sink per range, in the order given.
     #[inline(always)]
     pub fn sinks(&mut self) -> [SliceShadow<'_, E>; N] {
-        match (&mut self.scratch, &mut self.adjoint) {
-            (Some(scratch), _) => {
-                let mut parts = scratch.iter_mut();
-                core::array::from_fn(|_| match parts.next() {
-                    Some(p) => SliceShadow::new(p),
-                    None => SliceShadow::default(),
-                })
-            }
-            (None, Some(adjoint)) => {
-                crate::views::disjoint(adjoint, self.bounds.map(|(s, e)| (s, Some(e))))
-                    .map(SliceShadow::new)
-            }
-            (None, None) => core::array::from_fn(|_| SliceShadow::default()),
+        match &mut self.scratch {
+            Some(scratch) => scratch.each_mut().map(|p| SliceShadow::new(p)),
+            None => split_sinks(
+                self.adjoint.as_deref_mut(),
+                self.bounds.map(|(s, e)| (s, Some(e))),
+            ),
         }
     }
 
