@@ -466,13 +466,9 @@ impl cross_rotated {
             __value
         }
     }
-    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "forward mode does not take a parameter of nested sequences yet (`m`)",
-    );
+    const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
-        ::core::option::Option::Some(
-            "forward mode does not take a parameter of nested sequences yet (`m`)",
-        )
+        ::core::option::Option::None
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
@@ -484,9 +480,87 @@ impl cross_rotated {
         __tv1: &[[f64; 2]; 2],
         __tv2: [f64; 3],
     ) -> ([f64; 3], [f64; 3]) {
-        ::core::panic!(
-            "{}", "forward mode does not take a parameter of nested sequences yet (`m`)"
-        )
+        let __v3 = __v0[(0usize)];
+        let __tv3 = __tv0[(0usize)];
+        let __v4 = __v0[(1usize)];
+        let __tv4 = __tv0[(1usize)];
+        let __v5 = __v3 > 0.0;
+        let mut __c0 = ::core::default::Default::default();
+        let mut __tc0 = ::core::default::Default::default();
+        let mut __c1 = ::core::default::Default::default();
+        let mut __tc1 = ::core::default::Default::default();
+        if __v5 {
+            let __v6 = ::autodiff::__private::__autodiff_project!(__v1[(0)]);
+            let __tv6 = ::autodiff::__private::__autodiff_project!(__tv1[(0)]);
+            let __v7 = __v6[(1)];
+            let __tv7 = __tv6[(1)];
+            let __v8 = __v3 * __v7;
+            let __tv8 = (::autodiff::__private::ops::mul_d0(&__v7, &__tv3)
+                + ::autodiff::__private::ops::mul_d1(&__v3, &__tv7));
+            __c0 = __v8;
+            __tc0 = __tv8;
+            __c1 = __v4;
+            __tc1 = __tv4;
+        } else {
+            __c0 = __v4;
+            __tc0 = __tv4;
+            __c1 = __v3;
+            __tc1 = __tv3;
+        }
+        let __v9 = ::core::clone::Clone::clone(&__c0);
+        let __tv9 = ::core::clone::Clone::clone(&__tc0);
+        let __v10 = ::core::clone::Clone::clone(&__c1);
+        let __tv10 = ::core::clone::Clone::clone(&__tc1);
+        let __v11 = __v2[(1)];
+        let __tv11 = __tv2[(1)];
+        let __v12 = __v11 * __v9;
+        let __tv12 = (::autodiff::__private::ops::mul_d0(&__v9, &__tv11)
+            + ::autodiff::__private::ops::mul_d1(&__v11, &__tv9));
+        let __v13 = __v2[(2)];
+        let __tv13 = __tv2[(2)];
+        let __v14 = __v13 * __v10;
+        let __tv14 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv13)
+            + ::autodiff::__private::ops::mul_d1(&__v13, &__tv10));
+        let __v15 = __v12 - __v14;
+        let __tv15 = (::autodiff::__private::ops::sub_d0(&__tv12)
+            + ::autodiff::__private::ops::sub_d1(&__tv14));
+        let __v16 = __v2[(2)];
+        let __tv16 = __tv2[(2)];
+        let __v17 = __v16 * __v3;
+        let __tv17 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv16)
+            + ::autodiff::__private::ops::mul_d1(&__v16, &__tv3));
+        let __v18 = __v2[(0)];
+        let __tv18 = __tv2[(0)];
+        let __v19 = __v18 * __v9;
+        let __tv19 = (::autodiff::__private::ops::mul_d0(&__v9, &__tv18)
+            + ::autodiff::__private::ops::mul_d1(&__v18, &__tv9));
+        let __v20 = __v17 - __v19;
+        let __tv20 = (::autodiff::__private::ops::sub_d0(&__tv17)
+            + ::autodiff::__private::ops::sub_d1(&__tv19));
+        let __v21 = __v2[(0)];
+        let __tv21 = __tv2[(0)];
+        let __v22 = __v21 * __v10;
+        let __tv22 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv21)
+            + ::autodiff::__private::ops::mul_d1(&__v21, &__tv10));
+        let __v23 = __v2[(1)];
+        let __tv23 = __tv2[(1)];
+        let __v24 = __v23 * __v3;
+        let __tv24 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv23)
+            + ::autodiff::__private::ops::mul_d1(&__v23, &__tv3));
+        let __v25 = __v22 - __v24;
+        let __tv25 = (::autodiff::__private::ops::sub_d0(&__tv22)
+            + ::autodiff::__private::ops::sub_d1(&__tv24));
+        let mut __c2 = ([__v15, __v20, __v25]);
+        let mut __tc2 = ::autodiff::__private::zero_tangent(&__c2);
+        __c2[(0usize)] = __v15;
+        __tc2[(0usize)] = __tv15;
+        __c2[(1usize)] = __v20;
+        __tc2[(1usize)] = __tv20;
+        __c2[(2usize)] = __v25;
+        __tc2[(2usize)] = __tv25;
+        let __v26 = ::core::clone::Clone::clone(&__c2);
+        let __tv26 = ::core::clone::Clone::clone(&__tc2);
+        (__v26, __tv26)
     }
     #[inline]
     #[track_caller]
@@ -500,9 +574,37 @@ impl cross_rotated {
             [f64; 3],
         ) as ::autodiff::__private::forward::Slots>::Opts,
     ) -> ([f64; 3], [f64; 3]) {
-        ::core::unreachable!(
-            "forward mode does not take a parameter of nested sequences yet (`m`)"
-        )
+        #[allow(unused_imports)]
+        use ::autodiff::__private::forward::{ArgZero as _, NoZero as _, ScalarZero as _};
+        let __z0 = __o
+            .0
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v0)).zero());
+        let __tv0: [f64; 2] = __o
+            .0
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z0));
+        let __z1 = __o
+            .1
+            .is_none()
+            .then(|| {
+                ::autodiff::__private::forward::Borrowed(
+                    <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::zero_tangent(
+                        __v1,
+                    ),
+                )
+            });
+        let __tv1: &[[f64; 2]; 2] = __o
+            .1
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z1));
+        ::autodiff::__private::forward::check_rows(__v1, __tv1, "cross_rotated", "m");
+        let __z2 = __o
+            .2
+            .is_none()
+            .then(|| (&&&::autodiff::__private::forward::Probe(&__v2)).zero());
+        let __tv2: [f64; 3] = __o
+            .2
+            .unwrap_or_else(|| ::autodiff::__private::forward::lend_zero(&__z2));
+        Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
     }
     #[inline]
     fn __jvp_function<'__autodiff_l0>() -> impl ::core::ops::Fn(
@@ -514,9 +616,15 @@ impl cross_rotated {
         [f64; 3],
     ) -> ([f64; 3], [f64; 3]) + use<'__autodiff_l0> {
         move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
-            ::core::panic!(
-                "{}",
-                "forward mode does not take a parameter of nested sequences yet (`m`)"
+            Self::__jvp_opts(
+                __v0,
+                __v1,
+                __v2,
+                (
+                    ::core::option::Option::Some(__tv0),
+                    ::core::option::Option::Some(__tv1),
+                    ::core::option::Option::Some(__tv2),
+                ),
             )
         }
     }
@@ -535,10 +643,7 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0| {
-            ::core::panic!(
-                "{}",
-                "forward mode does not take a parameter of nested sequences yet (`m`)"
-            )
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0))
         }
     }
     #[inline]
@@ -557,10 +662,7 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0, __sel1| {
-            ::core::panic!(
-                "{}",
-                "forward mode does not take a parameter of nested sequences yet (`m`)"
-            )
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1))
         }
     }
     #[inline]
@@ -580,10 +682,7 @@ impl cross_rotated {
         >,
     {
         move |__v0, __v1, __v2, __sel0, __sel1, __sel2| {
-            ::core::panic!(
-                "{}",
-                "forward mode does not take a parameter of nested sequences yet (`m`)"
-            )
+            Self::__jvp_opts(__v0, __v1, __v2, __S::scatter(__sel0, __sel1, __sel2))
         }
     }
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(

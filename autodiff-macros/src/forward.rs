@@ -201,18 +201,6 @@ pub fn companions(
             Vec::new(),
         ),
     };
-    // (rows that are `Vec`s or arrays have no zero tangent forward mode can lend yet)
-    let reason = reason.or_else(|| {
-        sig.params
-            .iter()
-            .find(|p| p.differentiable && nested_sequence(&p.ty))
-            .map(|p| {
-                format!(
-                    "forward mode does not take a parameter of nested sequences yet (`{}`)",
-                    p.name
-                )
-            })
-    });
     let body = match &reason {
         // (reached by a caller's tangent sweep only through a method call, whose callee's
         // reasons no constant collects: `jvp!` refuses the rest where it is written)
@@ -303,7 +291,8 @@ pub fn companions(
                 });
                 continue;
             }
-            if crate::emit::struct_param_type(&sig.params[i].ty, &sig.type_params) {
+            let nested = nested_sequence(&sig.params[i].ty);
+            if nested || crate::emit::struct_param_type(&sig.params[i].ty, &sig.type_params) {
                 // (named through the trait, so that a type without it fails the one bound
                 // the function's other companions fail, at the parameter: see `plain_types`)
                 let pname = &sig.params[i].name;
@@ -319,11 +308,18 @@ pub fn companions(
                         #rt::forward::#holder(<#inner as #rt::Differentiable>::zero_tangent(#v_ref))
                     });
                     let #tv: #local_ty = #o.#index.unwrap_or_else(|| #rt::forward::lend_zero(&#z));
-                    <#inner as #rt::Differentiable>::check_tangent(
-                        #v_ref,
-                        #tv_ref,
-                        &#rt::forward::TangentPath::root(#name, #pname),
-                    );
+                });
+                out.extend(if nested {
+                    // (a slice of rows: its rows' tangents lent as a slice too)
+                    quote!(#rt::forward::check_rows(#v_ref, #tv_ref, #name, #pname);)
+                } else {
+                    quote! {
+                        <#inner as #rt::Differentiable>::check_tangent(
+                            #v_ref,
+                            #tv_ref,
+                            &#rt::forward::TangentPath::root(#name, #pname),
+                        );
+                    }
                 });
                 continue;
             }

@@ -392,6 +392,31 @@ fn shapes<P: Shape + ?Sized, T: Shape + ?Sized>(
     )
 }
 
+/// Panics, naming the parameter, the row and both shapes, when a tangent of a sequence of
+/// sequences (`&[Vec<f64>]`, `Vec<[f64; 3]>`, `[[f64; 2]; 2]`) does not have its
+/// parameter's shape: its number of rows, then each row's.
+///
+/// ```should_panic
+/// let m = vec![vec![1.0_f64, 2.0], vec![3.0, 4.0]];
+/// let t = vec![vec![1.0_f64, 2.0], vec![3.0]];
+/// // "the tangent of `m[1]` (parameter of `f`) has shape [1], but `m[1]` has shape [2]"
+/// autodiff_runtime::forward::check_rows(&m, &t, "f", "m");
+/// ```
+#[inline]
+#[track_caller]
+pub fn check_rows<A: Differentiable>(
+    param: &[A],
+    tangent: &[A::Tangent],
+    function: &str,
+    name: &str,
+) {
+    let at = TangentPath::root(function, name);
+    at.check_len(param.len(), tangent.len());
+    for (i, (v, t)) in param.iter().zip(tangent).enumerate() {
+        v.check_tangent(t, &at.row(i));
+    }
+}
+
 /// Panics, naming the struct and the field and both shapes, when a field of a vector (for
 /// `hvp!` of a parameter of a derived struct) does not have the parameter's field's shape.
 ///
@@ -578,6 +603,8 @@ pub struct TangentPath<'a> {
     function: &'a str,
     parent: Option<&'a TangentPath<'a>>,
     name: &'a str,
+    /// A row of the parent (`name` is then empty): `rows[2]`.
+    row: Option<usize>,
 }
 
 impl<'a> TangentPath<'a> {
@@ -587,6 +614,7 @@ impl<'a> TangentPath<'a> {
             function,
             parent: None,
             name: param,
+            row: None,
         }
     }
 
@@ -596,14 +624,26 @@ impl<'a> TangentPath<'a> {
             function: self.function,
             parent: Some(self),
             name,
+            row: None,
         }
     }
 
-    /// `p.layer.w`.
+    /// Its row `i` (an element of a sequence of sequences).
+    pub fn row(&'a self, i: usize) -> TangentPath<'a> {
+        TangentPath {
+            function: self.function,
+            parent: Some(self),
+            name: "",
+            row: Some(i),
+        }
+    }
+
+    /// `p.layer.w`, `rows[2]`.
     fn render(&self) -> String {
-        match self.parent {
-            Some(parent) => format!("{}.{}", parent.render(), self.name),
-            None => self.name.to_string(),
+        match (self.parent, self.row) {
+            (Some(parent), Some(i)) => format!("{}[{i}]", parent.render()),
+            (Some(parent), None) => format!("{}.{}", parent.render(), self.name),
+            (None, _) => self.name.to_string(),
         }
     }
 

@@ -218,16 +218,80 @@ pub fn no_sink<S: Default>() -> S {
 }
 
 /// The sink of a sub-slice argument `&v[range]`, from the adjoint of `v`.
+///
+/// For a slice of floats the sink is a [`SliceShadow`] of the range; for a slice of rows
+/// (`&m[1..]` of an `m: &[Vec<f64>]`, whose callee returns the rows' gradient as a value)
+/// it is the range of the rows' adjoint itself, which the gradient is added into.
 pub trait RangeAdjoint<E> {
+    /// The sink of a range.
+    type Range<'a>
+    where
+        Self: 'a;
     /// The shadow of `self[range]`.
-    fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
+    fn range_shadow<R>(&mut self, range: R) -> Self::Range<'_>
     where
         R: core::slice::SliceIndex<[E], Output = [E]>;
     /// The whole adjoint, or `None` for a shadow carrying nothing.
     fn whole(&mut self) -> Option<&mut [E]>;
 }
 
+/// The adjoint of a slice of rows (`Vec`s or arrays of floats): a range of it is lent as
+/// it is, and the gradient a callee returns for those rows is added into it.
+macro_rules! rows_range_adjoint {
+    ($([$($g:tt)*] $row:ty, $adjoint:ty;)*) => {$(
+        impl<$($g)*> RangeAdjoint<$row> for $adjoint {
+            type Range<'a>
+                = RowsShadow<'a, $row>
+            where
+                Self: 'a;
+            #[inline(always)]
+            fn range_shadow<R>(&mut self, range: R) -> RowsShadow<'_, $row>
+            where
+                R: core::slice::SliceIndex<[$row], Output = [$row]>,
+            {
+                RowsShadow(&mut self[range])
+            }
+            #[inline(always)]
+            fn whole(&mut self) -> Option<&mut [$row]> {
+                Some(&mut self[..])
+            }
+        }
+    )*};
+}
+
+rows_range_adjoint! {
+    [E: Real] Vec<E>, Vec<Vec<E>>;
+    [E: Real, const M: usize] [E; M], Vec<[E; M]>;
+    [E: Real, const M: usize, const N: usize] [E; M], [[E; M]; N];
+}
+
+/// A range of the adjoint of a slice of rows (see [`RangeAdjoint`]).
+pub struct RowsShadow<'a, T>(pub &'a mut [T]);
+
+impl<T: Accumulate> Accumulate<Vec<T>> for RowsShadow<'_, T> {
+    /// Adds the gradient of the rows (an empty one stands for zero).
+    fn accumulate(&mut self, contribution: Vec<T>) {
+        if contribution.is_empty() {
+            return;
+        }
+        assert_eq!(
+            self.0.len(),
+            contribution.len(),
+            "gradient length mismatch: accumulating a gradient of {} rows into {} rows",
+            contribution.len(),
+            self.0.len()
+        );
+        for (a, b) in self.0.iter_mut().zip(contribution) {
+            a.accumulate(b);
+        }
+    }
+}
+
 impl<E: Real> RangeAdjoint<E> for Vec<E> {
+    type Range<'a>
+        = SliceShadow<'a, E>
+    where
+        Self: 'a;
     #[inline(always)]
     fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
     where
@@ -242,6 +306,10 @@ impl<E: Real> RangeAdjoint<E> for Vec<E> {
 }
 
 impl<E: Real, const N: usize> RangeAdjoint<E> for [E; N] {
+    type Range<'a>
+        = SliceShadow<'a, E>
+    where
+        Self: 'a;
     #[inline(always)]
     fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
     where
@@ -256,6 +324,10 @@ impl<E: Real, const N: usize> RangeAdjoint<E> for [E; N] {
 }
 
 impl<E: Real> RangeAdjoint<E> for SliceShadow<'_, E> {
+    type Range<'a>
+        = SliceShadow<'a, E>
+    where
+        Self: 'a;
     #[inline(always)]
     fn range_shadow<R>(&mut self, range: R) -> SliceShadow<'_, E>
     where
@@ -325,7 +397,89 @@ pub struct RangeSinks<'a, E, const N: usize> {
     scratch: Option<[Vec<E>; N]>,
 }
 
-impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
+/// An element of a slice whose sub-slices [`RangeSinks`] hands to one call: a float, whose
+/// ranges are lent as [`SliceShadow`]s of the adjoint, or a row (`Vec` or array of floats):
+/// the callee returns the rows' gradients as values, which the caller adds into each range
+/// of the adjoint after the call, so their sinks carry nothing (and overlapping ranges need
+/// no buffers of their own).
+pub trait RangeElem: Sized {
+    /// Whether ranges are lent as parts of the adjoint.
+    const LENT: bool;
+    /// The sink of one range.
+    type Sink<'a>
+    where
+        Self: 'a;
+    /// The sink of `part` of the adjoint.
+    fn sink(part: &mut [Self]) -> Self::Sink<'_>;
+    /// A sink carrying nothing.
+    fn no_sink<'a>() -> Self::Sink<'a>
+    where
+        Self: 'a;
+    /// A zeroed buffer of `n` elements (for overlapping ranges).
+    fn zeros(n: usize) -> Vec<Self>;
+    /// `*a += g`.
+    fn add(a: &mut Self, g: Self);
+}
+
+impl<E: Real> RangeElem for E {
+    const LENT: bool = true;
+    type Sink<'a>
+        = SliceShadow<'a, E>
+    where
+        E: 'a;
+    #[inline(always)]
+    fn sink(part: &mut [E]) -> SliceShadow<'_, E> {
+        SliceShadow::new(part)
+    }
+    #[inline(always)]
+    fn no_sink<'a>() -> SliceShadow<'a, E>
+    where
+        E: 'a,
+    {
+        SliceShadow::default()
+    }
+    fn zeros(n: usize) -> Vec<E> {
+        vec![E::zero(); n]
+    }
+    #[inline(always)]
+    fn add(a: &mut E, g: E) {
+        *a = *a + g;
+    }
+}
+
+macro_rules! row_range_elem {
+    ($([$($g:tt)*] $row:ty;)*) => {$(
+        impl<$($g)*> RangeElem for $row {
+            const LENT: bool = false;
+            type Sink<'a> = Ignored where Self: 'a;
+            #[inline(always)]
+            fn sink(_: &mut [Self]) -> Ignored {
+                Ignored
+            }
+            #[inline(always)]
+            fn no_sink<'a>() -> Ignored
+            where
+                Self: 'a,
+            {
+                Ignored
+            }
+            fn zeros(_: usize) -> Vec<Self> {
+                Vec::new()
+            }
+            #[inline(always)]
+            fn add(a: &mut Self, g: Self) {
+                a.accumulate(g);
+            }
+        }
+    )*};
+}
+
+row_range_elem! {
+    [E: Real] Vec<E>;
+    [E: Real, const M: usize] [E; M];
+}
+
+impl<'a, E: RangeElem, const N: usize> RangeSinks<'a, E, N> {
     /// The ranges `ranges` (start, end or `None` for the slice's end) of `adjoint`, as the
     /// forward sweep sliced them (so they are in bounds).
     #[inline(always)]
@@ -339,8 +493,8 @@ impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
         let mut order: [usize; N] = core::array::from_fn(|k| k);
         order.sort_by_key(|&k| bounds[k]);
         let overlap = order.windows(2).any(|w| bounds[w[1]].0 < bounds[w[0]].1);
-        let scratch = (adjoint.is_some() && overlap)
-            .then(|| bounds.map(|(start, end)| vec![E::zero(); end - start]));
+        let scratch = (E::LENT && adjoint.is_some() && overlap)
+            .then(|| bounds.map(|(start, end)| E::zeros(end - start)));
         RangeSinks {
             adjoint,
             bounds,
@@ -350,13 +504,13 @@ impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
 
     /// One sink per range, in the order given.
     #[inline(always)]
-    pub fn sinks(&mut self) -> [SliceShadow<'_, E>; N] {
-        match &mut self.scratch {
-            Some(scratch) => scratch.each_mut().map(|p| SliceShadow::new(p)),
-            None => split_sinks(
-                self.adjoint.as_deref_mut(),
-                self.bounds.map(|(s, e)| (s, Some(e))),
-            ),
+    pub fn sinks(&mut self) -> [E::Sink<'_>; N] {
+        match (&mut self.scratch, self.adjoint.as_deref_mut()) {
+            (Some(scratch), _) => scratch.each_mut().map(|p| E::sink(p)),
+            (None, Some(buf)) if E::LENT => {
+                crate::views::disjoint(buf, self.bounds.map(|(s, e)| (s, Some(e)))).map(E::sink)
+            }
+            _ => core::array::from_fn(|_| E::no_sink()),
         }
     }
 
@@ -367,7 +521,7 @@ impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
         if let (Some(scratch), Some(adjoint)) = (self.scratch, self.adjoint) {
             for (part, (start, end)) in scratch.into_iter().zip(self.bounds) {
                 for (a, g) in adjoint[start..end].iter_mut().zip(part) {
-                    *a = *a + g;
+                    E::add(a, g);
                 }
             }
         }
@@ -376,7 +530,7 @@ impl<'a, E: Real, const N: usize> RangeSinks<'a, E, N> {
 
 /// The sink of `&v[range]`: `adjoint` is the adjoint of `v`.
 #[inline(always)]
-pub fn sink_range<E, A, R>(adjoint: &mut A, range: R) -> SliceShadow<'_, E>
+pub fn sink_range<E, A, R>(adjoint: &mut A, range: R) -> A::Range<'_>
 where
     A: RangeAdjoint<E> + ?Sized,
     R: core::slice::SliceIndex<[E], Output = [E]>,
