@@ -132,6 +132,7 @@ fn in_step(a: &mut [f64], b: &mut [f64], s: f64) {
 /// Both halves of a split handed to one call, and a buffer nothing differentiable reaches
 /// (a constant) lent to the same helper.
 #[differentiable]
+#[allow(clippy::useless_vec)] // (a `Vec` on purpose: the buffer lent is a `Vec`'s range)
 fn halves(s: f64, x: &[f64]) -> f64 {
     let mut buf = x.to_vec();
     let (h, t) = buf.split_at_mut(2);

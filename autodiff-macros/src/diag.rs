@@ -135,6 +135,13 @@ pub const TUPLE_REST_PATTERN: &str =
 pub const SUB_ARRAY_PATTERN: &str =
     "binding part of an array (`rest @ ..`) is not supported in differentiable code; name \
      the elements, or take a sub-slice with `&x[a..b]`";
+pub const ACTIVE_VEC_REPEAT: &str =
+    "`vec![x; n]` of a differentiable value cannot be differentiated: write `vec![0.0; n]` and \
+     fill it in a loop (`for i in 0..n { v[i] = x; }`), or list the elements (`vec![x, y, z]`)";
+pub const VEC_OF_ROWS: &str =
+    "a `vec![…]` of sequences holding differentiable values (`vec![row0, row1]`) cannot be \
+     differentiated yet; write the rows into one flat `Vec` (`vec![a, b, c, d]`, row `i` at \
+     `i * n..(i + 1) * n`), or use an array of arrays (`[[a, b], [c, d]]`)";
 pub const ACTIVE_REPEAT: &str =
     "an array repeating a differentiable value (`[x; N]`) needs a literal length of at most \
      64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \

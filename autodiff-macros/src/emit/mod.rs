@@ -258,6 +258,10 @@ pub(crate) struct Emitter<'a> {
     /// Local `Vec`s that grow by `push`: their adjoints' lengths may lag behind the
     /// `Vec`'s (a `Vec` made again in each iteration), so their element rules grow them.
     pub(crate) grown: HashSet<CellId>,
+    /// The index a grown cell's element was last written at in the reverse sweep (the
+    /// write of `v.push(x)`), which the reverse of its `Grow`, emitted next, shrinks the
+    /// adjoint back to.
+    pub(crate) pushed_at: HashMap<CellId, TokenStream>,
     /// In `__vjp_reborrow`'s body: the variables that may borrow a re-borrowed parameter
     /// (see [`reborrow_body`]); a call handed one goes through its callee's
     /// `__vjp_reborrow`.
@@ -703,6 +707,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         tapes: HashMap::new(),
         frozen: frozen_reads(body),
         grown: grown_cells(&body.block),
+        pushed_at: HashMap::new(),
         rehand: None,
         rehand_differs: false,
         rehand_method: false,

@@ -318,6 +318,27 @@ impl Lowering<'_> {
         Some(Value::Var(v))
     }
 
+    /// `&w` of a local `w` holding no differentiable value (`let w = vec![1.0, 2.0];`): a
+    /// reference to the value the forward sweep owns, as `&v` of a differentiable local is,
+    /// so a callee's pullback is handed it again from the pullback closure's own copy
+    /// rather than keeping a reference to the forward sweep's local.
+    fn constant_local_ref(&self, a: &syn::Expr) -> Option<Operand> {
+        let syn::Expr::Reference(r) = a else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*r.expr else {
+            return None;
+        };
+        let id = p.path.get_ident()?.to_string();
+        if r.mutability.is_some() || self.param_names.contains(&id) || self.references_active(a) {
+            return None;
+        }
+        match self.lookup(&id)? {
+            Binding::Value(Value::Var(v)) => Some(Operand::Ref(*v)),
+            _ => None,
+        }
+    }
+
     /// An argument of a call of a differentiable function or method, `operand` its value:
     /// `f(&x)` hands the callee a reference (and `x` may be an array), unless nothing
     /// differentiable is in it (`&TABLE`, `&data`: kept as written, reference and all).
@@ -516,6 +537,10 @@ impl Lowering<'_> {
             }
             if let Some(lent) = self.lent_buffer(a) {
                 args.push(lent);
+                continue;
+            }
+            if let Some(local) = self.constant_local_ref(a).filter(|_| !path_form) {
+                args.push(local);
                 continue;
             }
             let arg = self.operand_of(a);

@@ -63,7 +63,14 @@ impl Lowering<'_> {
             },
             syn::Expr::Binary(b) => self.binary(e, b),
             syn::Expr::MethodCall(m) => self.method_call(e, m),
-            syn::Expr::Call(c) => self.call(e, c),
+            syn::Expr::Call(c) => match vec_literal_items(c) {
+                // `vec![a, b, c]` (see `vec_literals`): a local `Vec` holding the elements
+                Some(a) => {
+                    let items = a.elems.iter().map(|x| self.operand_of(x)).collect();
+                    self.literal_cell(e, node_key(a), items, true)
+                }
+                None => self.call(e, c),
+            },
             syn::Expr::Cast(c) => {
                 let float_target = match &*c.ty {
                     syn::Type::Path(p) => p.path.get_ident().is_some_and(|i| {
@@ -151,12 +158,16 @@ impl Lowering<'_> {
             syn::Expr::Break(b) => self.break_expr(b),
             syn::Expr::Continue(c) => self.continue_expr(c),
             syn::Expr::Return(r) => self.return_expr(r),
+            // (`vec![a, b, c]` was rewritten before lowering, see `vec_literals`)
+            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                self.unsupported(&m.mac, diag::ACTIVE_VEC_REPEAT)
+            }
             syn::Expr::Macro(m) => self.unsupported(&m.mac, diag::MACRO_INVOCATION),
             syn::Expr::Closure(_) => self.unsupported(e, diag::CLOSURE_EXPRESSION),
             syn::Expr::Reference(r) => self.expr(&r.expr),
             syn::Expr::Array(a) => {
                 let items = a.elems.iter().map(|x| self.operand_of(x)).collect();
-                self.array_literal(e, node_key(a), items)
+                self.literal_cell(e, node_key(a), items, false)
             }
             syn::Expr::Repeat(r) => self.array_repeat(e, r),
             _ => self.unsupported(e, diag::UNSUPPORTED_EXPRESSION),
@@ -251,6 +262,17 @@ impl Lowering<'_> {
         match self.lookup(&id.to_string())? {
             Binding::Cell(c) => Some(Place::Cell(*c)),
             Binding::Value(Value::Var(v)) => Some(Place::Var(*v)),
+            // a row a loop over rows is bound to (`for row in m.iter()`, `|r| r.iter()…`):
+            // a reference to an element that is itself a sequence, borrowed (or copied when
+            // it is an array) and read through
+            Binding::Value(Value::Ref(inner)) => match **inner {
+                Value::Var(v) => {
+                    self.vars[v.0].maybe_array = true;
+                    self.rows.insert(v);
+                    Some(Place::Var(v))
+                }
+                _ => None,
+            },
             Binding::Value(_) | Binding::Closure(_) => None,
         }
     }
@@ -430,19 +452,32 @@ impl Lowering<'_> {
         }
     }
 
-    /// `[a, b, c]` with differentiable elements: a local array (a cell) holding the
-    /// elements, each written at its index, so the adjoint of element `k` goes to the
-    /// value written there. The first write (the literal itself, with the elements as
-    /// computed) gives the array its type and carries no adjoint.
-    pub(super) fn array_literal(
+    /// `[a, b, c]` (or `vec![a, b, c]`: `vec`) with differentiable elements: a local array
+    /// (a cell) holding the elements, each written at its index, so the adjoint of element
+    /// `k` goes to the value written there. The first write (the literal itself, with the
+    /// elements as computed) gives the array its type and carries no adjoint.
+    pub(super) fn literal_cell(
         &mut self,
         e: &syn::Expr,
         key: usize,
         items: Vec<Operand>,
+        vec: bool,
     ) -> Value {
+        if vec
+            && items.iter().any(|i| match i {
+                Operand::Var(v) => self.vars[v.0].maybe_array && self.operand_active(i),
+                _ => false,
+            })
+        {
+            return self.unsupported(e, diag::VEC_OF_ROWS);
+        }
         let cell = self.new_cell(None, key);
         let tokens = items.iter().map(Operand::tokens);
-        let literal: syn::Expr = syn::parse_quote_spanned!(e.span()=> [#(#tokens),*]);
+        let literal: syn::Expr = if vec {
+            syn::parse_quote_spanned!(e.span()=> ::std::vec![#(#tokens),*])
+        } else {
+            syn::parse_quote_spanned!(e.span()=> [#(#tokens),*])
+        };
         self.write_cell(cell, Operand::Inline(literal));
         for (k, item) in items.into_iter().enumerate() {
             if !self.operand_active(&item) {
@@ -457,7 +492,12 @@ impl Lowering<'_> {
                 value: item,
             });
         }
-        Value::Var(self.read_cell(cell, e.span()))
+        let v = self.read_cell(cell, e.span());
+        if vec {
+            // (a `Vec`, whatever its elements: `vec![r0, r1]` of it is refused above)
+            self.vars[v.0].maybe_array = true;
+        }
+        Value::Var(v)
     }
 
     /// `[x; N]` with a differentiable `x`: for a literal length, the array `[x, x, …]`.
@@ -472,7 +512,7 @@ impl Lowering<'_> {
         match n {
             Some(n) if n <= 64 => {
                 let item = self.operand_of(&r.expr);
-                self.array_literal(e, node_key(r), vec![item; n])
+                self.literal_cell(e, node_key(r), vec![item; n], false)
             }
             _ => self.unsupported(e, diag::ACTIVE_REPEAT),
         }
@@ -589,5 +629,61 @@ impl Lowering<'_> {
         self.vars[owned.0].maybe_array = true;
         self.rows.insert(owned);
         Some(Operand::Var(owned))
+    }
+}
+
+/// The path `vec![a, b, c]` is rewritten to before lowering (see [`vec_literals`]).
+const VEC_LITERAL: [&str; 4] = ["autodiff", "__private", "ops", "vec_literal"];
+
+/// `vec![a, b, c]` — a list, not `vec![x; n]` — rewritten before lowering as the call
+/// `::autodiff::__private::ops::vec_literal([a, b, c])` (the runtime's, which makes the same
+/// `Vec`), whose array the lowering reads as it reads an array literal: its elements are
+/// then expressions of the body, lowered like any other, where a macro's tokens are
+/// opaque. Nested literals (`vec![vec![…], …]`, `vec![[…], …]`) are left as written.
+pub(super) fn vec_literals(block: &syn::Block) -> syn::Block {
+    struct Rewrite;
+    impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            let syn::Expr::Macro(m) = &*e else { return };
+            if !m.mac.path.is_ident("vec") {
+                return;
+            }
+            let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+            let Ok(items) = m.mac.parse_body_with(parser) else {
+                return;
+            };
+            let nested = items.iter().any(|x| {
+                matches!(
+                    x,
+                    syn::Expr::Macro(_) | syn::Expr::Array(_) | syn::Expr::Repeat(_)
+                )
+            });
+            if items.is_empty() || nested {
+                return;
+            }
+            let span = m.mac.path.span();
+            let items = items.iter();
+            *e = syn::parse_quote_spanned!(span=> ::autodiff::__private::ops::vec_literal([#(#items),*]));
+        }
+    }
+    let mut out = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
+    out
+}
+
+/// The array of a call [`vec_literals`] wrote.
+fn vec_literal_items(c: &syn::ExprCall) -> Option<&syn::ExprArray> {
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    let ours = p.qself.is_none()
+        && p.path.leading_colon.is_some()
+        && segs.len() == VEC_LITERAL.len()
+        && segs.iter().zip(VEC_LITERAL).all(|(s, n)| s.ident == n);
+    match (ours, c.args.first()) {
+        (true, Some(syn::Expr::Array(a))) if c.args.len() == 1 => Some(a),
+        _ => None,
     }
 }

@@ -142,8 +142,8 @@ pub fn lower(
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
-    let body = &views::rewrite(&iterators::effects_as_loops(&qualify_float_constants(
-        body, generics,
+    let body = &views::rewrite(&iterators::effects_as_loops(&expr::vec_literals(
+        &qualify_float_constants(body, generics),
     )));
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();

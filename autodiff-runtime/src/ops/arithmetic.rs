@@ -193,17 +193,51 @@ pub fn real_zero<T: Real>() -> T {
     T::zero()
 }
 
+/// `vec![a, b, c]` with differentiable elements, as the lowering writes it: the `Vec` of
+/// the array's elements.
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::vec_literal([1.0_f64, 2.0]), vec![1.0, 2.0]);
+/// ```
+#[inline(always)]
+pub fn vec_literal<T, const N: usize>(items: [T; N]) -> Vec<T> {
+    Vec::from(items)
+}
+
 /// A zero of the element type of a slice's cotangent (the registers a fused loop keeps
-/// element cotangents in before storing them).
+/// element cotangents in before storing them): a float, or an array of them for a slice of
+/// points (`pts: &[[f64; 3]]`).
 ///
 /// ```
 /// let dv = vec![1.5_f32, 2.0];
 /// let z = autodiff_runtime::ops::element_zero(&dv);
 /// assert_eq!(z, 0.0_f32);
+/// let dp = vec![[1.0_f64, 2.0, 3.0]];
+/// assert_eq!(autodiff_runtime::ops::element_zero(&dp), [0.0; 3]);
 /// ```
 #[inline(always)]
-pub fn element_zero<T: Real, C: AsRef<[T]> + ?Sized>(_: &C) -> T {
-    T::zero()
+pub fn element_zero<T: ElementZero, C: AsRef<[T]> + ?Sized>(_: &C) -> T {
+    T::element_zero()
+}
+
+/// The zero [`element_zero`] makes: a float's, or an array's of them (elementwise).
+pub trait ElementZero {
+    /// The zero.
+    fn element_zero() -> Self;
+}
+
+impl<T: Real> ElementZero for T {
+    #[inline(always)]
+    fn element_zero() -> T {
+        T::zero()
+    }
+}
+
+impl<T: ElementZero, const N: usize> ElementZero for [T; N] {
+    #[inline(always)]
+    fn element_zero() -> [T; N] {
+        core::array::from_fn(|_| T::element_zero())
+    }
 }
 
 /// `y = v[i]`: adds `dy` to element `i` of the cotangent of `v`.
@@ -310,6 +344,19 @@ pub fn grown_index_take_d0<T: crate::tangent::Reset + Default>(dv: &mut [T], i: 
         Some(d) => d.take_reset(),
         None => T::default(),
     }
+}
+
+/// The reverse of the growth of `v.push(y)` (after its write's, [`grown_index_take_d0`]):
+/// the cotangent of the local `Vec` shrinks back to `len`, the length before the push.
+///
+/// ```
+/// let mut dv = vec![1.0_f64, 2.0, 0.0];
+/// autodiff_runtime::ops::grown_shrink_d0(&mut dv, 2);
+/// assert_eq!(dv, vec![1.0, 2.0]);
+/// ```
+#[inline]
+pub fn grown_shrink_d0<T>(dv: &mut Vec<T>, len: usize) {
+    dv.truncate(len);
 }
 
 /// The reverse of an assignment `v = y`: the cotangent of `v` goes to `y`, and `v`'s

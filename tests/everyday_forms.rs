@@ -1,0 +1,409 @@
+//! Forms of ordinary Rust that numeric code is full of, each once refused or miscompiled:
+//! loops over rows (`for row in m { for v in row { … } }`, over `&[Vec<f64>]` and
+//! `&[[f64; 3]]`, in iterator chains too), `vec![a, b, c]` of differentiable values, a
+//! constant local `Vec` handed to a helper beside a differentiable one, and `push` onto a
+//! `Vec` copied from a parameter. Each gradient against central finite differences and,
+//! where short, a derivation by hand; `jvp!` against ⟨∇f, v⟩; `vjp!` and the implicit mode
+//! where the form reaches them differently.
+
+// index loops are part of what is under test
+#![allow(clippy::needless_range_loop)]
+// `vec![…]` where an array would do is one of the forms under test
+#![allow(clippy::useless_vec)]
+
+use autodiff::prelude::*;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Central differences of `f` at `x`.
+fn differences(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let mut a = x.to_vec();
+            a[i] += h;
+            let mut b = x.to_vec();
+            b[i] -= h;
+            (f(&a) - f(&b)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn assert_matches_differences(name: &str, g: &[f64], f: impl Fn(&[f64]) -> f64, x: &[f64]) {
+    let fd = differences(f, x);
+    assert_eq!(g.len(), fd.len(), "{name}");
+    for (k, (a, b)) in g.iter().zip(&fd).enumerate() {
+        assert!(
+            close(*a, *b, 1e-6),
+            "{name}[{k}]: gradient {a} vs differences {b}"
+        );
+    }
+}
+
+/// Two rows of two and one of three, flattened and back.
+fn rows_of(p: &[f64]) -> Vec<Vec<f64>> {
+    vec![p[..2].to_vec(), p[2..4].to_vec(), p[4..].to_vec()]
+}
+
+const M: [f64; 7] = [0.3, -0.5, 0.7, 0.2, -0.4, 0.9, 0.1];
+const T: [f64; 7] = [1.0, 0.5, -2.0, 0.25, 3.0, -1.0, 0.5];
+
+/// `⟨g, t⟩` of a gradient of rows and a flat direction.
+fn along(g: &[Vec<f64>], t: &[f64]) -> f64 {
+    g.concat().iter().zip(t).map(|(a, b)| a * b).sum()
+}
+
+// ---------------------------------------------------------------------------------------
+// Loops over rows: the loop variable is itself a sequence, iterated or indexed
+// ---------------------------------------------------------------------------------------
+
+/// `Σ v²` over rows, by `iter()` and a `&v` pattern.
+#[differentiable]
+fn rows_iter(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for row in m.iter() {
+        for &v in row.iter() {
+            s += v * v;
+        }
+    }
+    s
+}
+
+/// `Σ exp(v)`, rows and elements by plain `for … in`.
+#[differentiable]
+fn rows_plain(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for r in m {
+        for v in r {
+            s += v.exp();
+        }
+    }
+    s
+}
+
+/// `Σ (i + 2j) vᵢⱼ²`, both loops enumerated.
+#[differentiable]
+fn rows_enumerated(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for (i, row) in m.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            s += (i + 2 * j) as f64 * v * v;
+        }
+    }
+    s
+}
+
+/// `Σᵢ Σⱼ rᵢⱼ rᵢ₀`: the row indexed inside its loop.
+#[differentiable]
+fn rows_indexed(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for r in m.iter() {
+        for j in 0..r.len() {
+            s += r[j] * r[0];
+        }
+    }
+    s
+}
+
+/// `Σ sin` by nested iterator chains.
+#[differentiable]
+fn rows_chained(m: &[Vec<f64>]) -> f64 {
+    m.iter()
+        .map(|r| r.iter().map(|v| v.sin()).sum::<f64>())
+        .sum()
+}
+
+/// `Σᵢ (Σⱼ mᵢⱼ)²`: each row summed by `iter().sum()`.
+#[differentiable]
+fn rows_summed(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        let t: f64 = row.iter().sum();
+        s += t * t;
+    }
+    s
+}
+
+#[differentiable]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// `Σ tanh(⟨row, x⟩)`: each row handed to a helper.
+#[differentiable]
+fn rows_to_a_helper(m: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        s += dot(row, x).tanh();
+    }
+    s
+}
+
+/// `Σ ⟨aᵢ, bᵢ⟩` over rows zipped with rows.
+#[differentiable]
+fn rows_zipped(m: &[Vec<f64>], w: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in m.iter().zip(w.iter()) {
+        for (x, y) in a.iter().zip(b.iter()) {
+            s += x * y;
+        }
+    }
+    s
+}
+
+#[test]
+fn loops_over_rows_against_differences_and_by_hand() {
+    let m = rows_of(&M);
+    let x = [0.5, -1.0, 2.0];
+    let w = rows_of(&T);
+    type Case = (&'static str, Vec<Vec<f64>>, fn(&[Vec<f64>]) -> f64);
+    let cases: [Case; 6] = [
+        ("rows_iter", gradients_function!(rows_iter)(&m), rows_iter),
+        (
+            "rows_plain",
+            gradients_function!(rows_plain)(&m),
+            rows_plain,
+        ),
+        (
+            "rows_enumerated",
+            gradients_function!(rows_enumerated)(&m),
+            rows_enumerated,
+        ),
+        (
+            "rows_indexed",
+            gradients_function!(rows_indexed)(&m),
+            rows_indexed,
+        ),
+        (
+            "rows_chained",
+            gradients_function!(rows_chained)(&m),
+            rows_chained,
+        ),
+        (
+            "rows_summed",
+            gradients_function!(rows_summed)(&m),
+            rows_summed,
+        ),
+    ];
+    for (name, g, f) in &cases {
+        assert_matches_differences(name, &g.concat(), |p| f(&rows_of(p)), &M);
+    }
+    // by hand: ∂(Σv²) = 2v, ∂(Σeᵛ) = eᵛ, ∂(Σ sin v) = cos v, ∂(Σ(Σrow)²) = 2 Σrow
+    for (i, row) in m.iter().enumerate() {
+        let total: f64 = row.iter().sum();
+        for (j, v) in row.iter().enumerate() {
+            assert!(close(cases[0].1[i][j], 2.0 * v, 1e-15));
+            assert!(close(cases[1].1[i][j], v.exp(), 1e-15));
+            assert!(close(cases[2].1[i][j], 2.0 * (i + 2 * j) as f64 * v, 1e-15));
+            assert!(close(cases[4].1[i][j], v.cos(), 1e-15));
+            assert!(close(cases[5].1[i][j], 2.0 * total, 1e-15));
+        }
+    }
+
+    let g = gradients_function!(rows_to_a_helper, params = ["m"])(&m[..2], &x[..2]);
+    assert_matches_differences(
+        "rows_to_a_helper",
+        &g.concat(),
+        |p| rows_to_a_helper(&[p[..2].to_vec(), p[2..].to_vec()], &x[..2]),
+        &M[..4],
+    );
+    let g = gradients_function!(rows_zipped, params = ["m"])(&m, &w);
+    assert_eq!(g, w, "∂⟨m, w⟩/∂m = w");
+
+    // forward mode: ⟨∇f, t⟩
+    for (name, g, _) in &cases {
+        let f = match *name {
+            "rows_iter" => jvp!(rows_iter)(&m, &w),
+            "rows_plain" => jvp!(rows_plain)(&m, &w),
+            "rows_enumerated" => jvp!(rows_enumerated)(&m, &w),
+            "rows_indexed" => jvp!(rows_indexed)(&m, &w),
+            "rows_chained" => jvp!(rows_chained)(&m, &w),
+            _ => jvp!(rows_summed)(&m, &w),
+        };
+        let dot = along(g, &T);
+        assert!(
+            close(f.1, dot, 1e-12),
+            "{name}: jvp {} vs ⟨∇f, t⟩ {dot}",
+            f.1
+        );
+    }
+}
+
+#[test]
+fn rows_in_vjp_and_the_implicit_mode() {
+    let m = rows_of(&M);
+    let g = gradients_function!(rows_plain)(&m);
+    let (value, pullback) = vjp!(rows_plain)(&m);
+    assert_eq!(value, rows_plain(&m));
+    let half = pullback(0.5);
+    for (a, b) in half.concat().iter().zip(g.concat()) {
+        assert_eq!(*a, 0.5 * b);
+    }
+    let v = Variable::new(m.clone());
+    let f = differentiable_closure!(|k: f64| rows_plain(&v) * k);
+    let gv: Vec<Vec<f64>> = implicit_gradients(&f)(3.0).get(&v).expect("v was read");
+    for (a, b) in gv.concat().iter().zip(g.concat()) {
+        assert!(close(*a, 3.0 * b, 1e-15));
+    }
+}
+
+/// `Σ (p₀ p₁ − p₂)` over points given as arrays.
+#[differentiable]
+fn points(pts: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for p in pts {
+        s += p[0] * p[1] - p[2];
+    }
+    s
+}
+
+/// `Σₚ Σ_c c² p₀`: each point's coordinates iterated.
+#[differentiable]
+fn point_coordinates(pts: &[[f64; 3]]) -> f64 {
+    let mut s = 0.0;
+    for p in pts {
+        for c in p {
+            s += c * c * p[0];
+        }
+    }
+    s
+}
+
+#[test]
+fn loops_over_points_given_as_arrays() {
+    let pts = [[0.3, 0.5, 0.7], [1.1, -0.2, 0.4]];
+    let unflat = |p: &[f64]| [[p[0], p[1], p[2]], [p[3], p[4], p[5]]];
+    let flat = pts.concat();
+    let g = gradients_function!(points)(&pts);
+    // by hand: (p₁, p₀, −1) per point
+    for (p, gp) in pts.iter().zip(&g) {
+        assert_eq!(*gp, [p[1], p[0], -1.0]);
+    }
+    let g = gradients_function!(point_coordinates)(&pts);
+    assert_matches_differences(
+        "point_coordinates",
+        &g.concat(),
+        |p| point_coordinates(&unflat(p)),
+        &flat,
+    );
+    let dir = [[1.0, -0.5, 2.0], [0.25, 1.0, -1.0]];
+    let (_, dy) = jvp!(point_coordinates)(&pts, &dir);
+    let dot: f64 = g
+        .concat()
+        .iter()
+        .zip(dir.concat())
+        .map(|(a, b)| a * b)
+        .sum();
+    assert!(close(dy, dot, 1e-13), "{dy} vs {dot}");
+}
+
+// ---------------------------------------------------------------------------------------
+// `vec![a, b, c]` of differentiable values, constant local `Vec`s, `push`
+// ---------------------------------------------------------------------------------------
+
+/// `x + x² · 3` through `vec![x, x * x, 3.0]`.
+#[differentiable]
+fn vec_literal(x: f64) -> f64 {
+    let v = vec![x, x * x, 3.0];
+    v[0] + v[1] * v[2]
+}
+
+/// `vec![…]` grown by `push`, iterated and handed to a helper with a literal slice.
+#[differentiable]
+fn vec_literal_pushed(x: f64, y: f64) -> f64 {
+    let mut v = vec![x, y * y];
+    v.push(x * y);
+    let mut s = 0.0;
+    for a in v.iter() {
+        s += a.sin();
+    }
+    s + dot(&v, &[1.0, 2.0, 3.0])
+}
+
+/// A typed `vec!` of differentiable values and a constant local `Vec`, both handed to a
+/// helper.
+#[differentiable]
+fn vec_literal_and_constant_vec(x: &[f64]) -> f64 {
+    let v: Vec<f64> = vec![x[0] * 2.0, x[1].exp(), 4.0];
+    let w = vec![1.0, 2.0, 3.0];
+    dot(&v, &w) + v.iter().sum::<f64>()
+}
+
+/// A constant local `Vec` built with `vec![0.0; n]` and written, beside a differentiable
+/// local one.
+#[differentiable]
+fn constant_vec_beside_a_buffer(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; 3];
+    v[0] = x[0] * 2.0;
+    v[1] = x[1].exp();
+    let w = vec![1.0, 2.0, 3.0];
+    dot(&v, &w) + v.iter().sum::<f64>()
+}
+
+/// `push` onto a `Vec` copied from a parameter.
+#[differentiable]
+fn pushed_onto_a_copy(x: &[f64], y: f64) -> f64 {
+    let mut v = x.to_vec();
+    v.push(x[0] * y);
+    v.push(y);
+    let mut s = 0.0;
+    for a in v.iter() {
+        s += a.sin();
+    }
+    s
+}
+
+#[test]
+fn vec_literals_constant_vecs_and_pushes() {
+    // by hand: 1 + 6x
+    assert!(close(
+        gradients_function!(vec_literal)(0.7),
+        1.0 + 6.0 * 0.7,
+        1e-15
+    ));
+    let (a, b) = gradients_function!(vec_literal_pushed)(0.7, -0.4);
+    assert_matches_differences(
+        "vec_literal_pushed",
+        &[a, b],
+        |p| vec_literal_pushed(p[0], p[1]),
+        &[0.7, -0.4],
+    );
+    let (_, dy) = jvp!(vec_literal_pushed)(0.7, -0.4, 1.0, 0.5);
+    assert!(close(dy, a + 0.5 * b, 1e-12), "{dy} vs {}", a + 0.5 * b);
+
+    let x = [0.3, 0.5];
+    // by hand: v = (2x₀, e^x₁, 4), f = ⟨v, (1, 2, 3)⟩ + Σv: (2 + 2, 2e^x₁ + e^x₁)
+    let hand = [4.0, 3.0 * x[1].exp()];
+    for g in [
+        gradients_function!(vec_literal_and_constant_vec)(&x),
+        gradients_function!(constant_vec_beside_a_buffer)(&x),
+    ] {
+        assert!(
+            close(g[0], hand[0], 1e-15) && close(g[1], hand[1], 1e-15),
+            "{g:?}"
+        );
+    }
+    let (_, pullback) = vjp!(constant_vec_beside_a_buffer)(&x);
+    assert_eq!(
+        pullback(1.0),
+        gradients_function!(constant_vec_beside_a_buffer)(&x)
+    );
+
+    let (gx, gy) = gradients_function!(pushed_onto_a_copy)(&x, 2.0);
+    // by hand: v = (x₀, x₁, 2x₀, y): (cos x₀ + 2 cos 2x₀, cos x₁), x₀ cos(x₀ y) + cos y
+    assert!(close(gx[0], x[0].cos() + 2.0 * (2.0 * x[0]).cos(), 1e-15));
+    assert!(close(gx[1], x[1].cos(), 1e-15));
+    assert!(close(gy, x[0] * (2.0 * x[0]).cos() + 2.0_f64.cos(), 1e-15));
+    assert_matches_differences(
+        "pushed_onto_a_copy",
+        &gx,
+        |p| pushed_onto_a_copy(p, 2.0),
+        &x,
+    );
+}
