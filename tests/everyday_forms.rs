@@ -1,8 +1,9 @@
 //! Forms of ordinary Rust that numeric code is full of, each once refused or miscompiled:
 //! loops over rows (`for row in m { for v in row { … } }`, over `&[Vec<f64>]` and
 //! `&[[f64; 3]]`, in iterator chains too), `vec![a, b, c]` of differentiable values, a
-//! constant local `Vec` handed to a helper beside a differentiable one, and `push` onto a
-//! `Vec` copied from a parameter. Each gradient against central finite differences and,
+//! constant local `Vec` handed to a helper beside a differentiable one, `push` onto a
+//! `Vec` copied from a parameter, `const` tables iterated (`for c in COEFFS.iter()`, items
+//! `&f64`), `to_owned` of a slice and `std::mem::swap` of two locals. Each gradient against central finite differences and,
 //! where short, a derivation by hand; `jvp!` against ⟨∇f, v⟩; `vjp!` and the implicit mode
 //! where the form reaches them differently.
 
@@ -406,4 +407,85 @@ fn vec_literals_constant_vecs_and_pushes() {
         |p| pushed_onto_a_copy(p, 2.0),
         &x,
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Constant tables iterated, `to_owned` of a slice, `mem::swap` of locals
+// ---------------------------------------------------------------------------------------
+
+const COEFFS: [f64; 3] = [1.0, -2.0, 0.5];
+
+/// `Σ cₖ xᵏ` with the coefficients of a `const` table, its items `&f64`.
+#[differentiable]
+fn table_polynomial(x: f64) -> f64 {
+    let mut s = 0.0;
+    let mut p = 1.0;
+    for c in COEFFS.iter() {
+        s += c * p;
+        p *= x;
+    }
+    s
+}
+
+/// The same table enumerated, its items dereferenced in a comparison and a product.
+#[differentiable]
+fn table_enumerated(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, c) in COEFFS.iter().enumerate() {
+        if *c > 0.0 {
+            s += *c * x[i].powi(i as i32 + 1);
+        } else {
+            s += c * x[i] * x[i];
+        }
+    }
+    s
+}
+
+/// `to_owned` of a slice parameter.
+#[differentiable]
+fn owned_copy(x: &[f64]) -> f64 {
+    let y = x.to_owned();
+    y[0] * y[1].sin()
+}
+
+/// Two locals swapped with `std::mem::swap`, in a loop.
+#[differentiable]
+fn swapped(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..3 {
+        b = a + b * 0.5;
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * b
+}
+
+#[test]
+fn constant_tables_owned_copies_and_swaps() {
+    // by hand: 1 − 2x + x²/2 → −2 + x
+    assert!(close(
+        gradients_function!(table_polynomial)(0.7),
+        -2.0 + 0.7,
+        1e-15
+    ));
+    let (_, dy) = jvp!(table_polynomial)(0.7, 2.0);
+    assert!(close(dy, 2.0 * (-2.0 + 0.7), 1e-15));
+
+    let x = [0.3, 0.5, 0.7];
+    let g = gradients_function!(table_enumerated)(&x);
+    // by hand: 1·x₀ → 1; −2·x₁² → −4x₁; 0.5·x₂³ → 1.5x₂²
+    let hand = [1.0, -4.0 * x[1], 1.5 * x[2] * x[2]];
+    for k in 0..3 {
+        assert!(close(g[k], hand[k], 1e-15), "{g:?} vs {hand:?}");
+    }
+    let (_, dy) = jvp!(table_enumerated)(&x, &[1.0, 1.0, 1.0]);
+    assert!(close(dy, hand.iter().sum(), 1e-14));
+
+    let g = gradients_function!(owned_copy)(&x[..2]);
+    assert!(close(g[0], x[1].sin(), 1e-15) && close(g[1], x[0] * x[1].cos(), 1e-15));
+
+    let (a, b) = gradients_function!(swapped)(0.3, 0.5);
+    assert_matches_differences("swapped", &[a, b], |p| swapped(p[0], p[1]), &[0.3, 0.5]);
+    let (_, dy) = jvp!(swapped)(0.3, 0.5, 1.0, -1.0);
+    assert!(close(dy, a - b, 1e-13));
 }

@@ -142,6 +142,9 @@ pub const VEC_OF_ROWS: &str =
     "a `vec![…]` of sequences holding differentiable values (`vec![row0, row1]`) cannot be \
      differentiated yet; write the rows into one flat `Vec` (`vec![a, b, c, d]`, row `i` at \
      `i * n..(i + 1) * n`), or use an array of arrays (`[[a, b], [c, d]]`)";
+pub const SWAP: &str =
+    "`mem::swap` of differentiable values is differentiated for two `let mut` locals \
+     (`swap(&mut a, &mut b)`); write other swaps out (`let t = a[i]; a[i] = a[j]; a[j] = t;`)";
 pub const ACTIVE_REPEAT: &str =
     "an array repeating a differentiable value (`[x; N]`) needs a literal length of at most \
      64; fill a local array in a loop instead (`let mut a = [0.0; N]; for i in 0..N { a[i] \

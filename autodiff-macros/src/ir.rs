@@ -501,6 +501,68 @@ pub fn definitions(block: &Block) -> std::collections::HashMap<VarId, &Rhs> {
     out
 }
 
+/// The items of the `for` loops in `block` and the blocks nested in it.
+pub fn loop_items(block: &Block) -> std::collections::HashSet<VarId> {
+    fn walk(block: &Block, out: &mut std::collections::HashSet<VarId>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::If { then, els, .. } => {
+                    walk(then, out);
+                    walk(els, out);
+                }
+                Stmt::Loop { head, body, .. } => {
+                    if let LoopHead::For { item, .. } = head {
+                        out.insert(*item);
+                    }
+                    walk(body, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(block, &mut out);
+    out
+}
+
+/// The inactive items of `for` loops (`for c in COEF.iter()`) and the inactive values
+/// taken from them (`(k, c)` of `COEF.iter().enumerate()`): their types are unknown to the
+/// macro, and may be references (`&f64`), which a rule reading one as a coefficient reads
+/// through (`saved::Own`).
+pub fn inactive_items(body: &Body) -> std::collections::HashSet<VarId> {
+    let mut set: std::collections::HashSet<VarId> = loop_items(&body.block)
+        .into_iter()
+        .filter(|v| !body.is_active(*v))
+        .collect();
+    if set.is_empty() {
+        return set;
+    }
+    let defs = definitions(&body.block);
+    loop {
+        let before = set.len();
+        for (v, rhs) in &defs {
+            if body.is_active(*v) || set.contains(v) {
+                continue;
+            }
+            let from_item = match rhs {
+                Rhs::Field { base, .. } => set.contains(base),
+                Rhs::Copy(Operand::Var(u)) => set.contains(u),
+                Rhs::Inactive(ts) => {
+                    let mentioned = VarId::mentioned_in(ts);
+                    !mentioned.is_empty() && mentioned.iter().all(|u| set.contains(u))
+                }
+                _ => false,
+            };
+            if from_item {
+                set.insert(*v);
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
 impl Body {
     pub fn is_active(&self, v: VarId) -> bool {
         self.vars[v.0].active

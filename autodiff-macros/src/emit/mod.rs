@@ -258,6 +258,8 @@ pub(crate) struct Emitter<'a> {
     /// Local `Vec`s that grow by `push`: their adjoints' lengths may lag behind the
     /// `Vec`'s (a `Vec` made again in each iteration), so their element rules grow them.
     pub(crate) grown: HashSet<CellId>,
+    /// Inactive loop items and the values taken from them (see `ir::inactive_items`).
+    pub(crate) const_items: HashSet<VarId>,
     /// The index a grown cell's element was last written at in the reverse sweep (the
     /// write of `v.push(x)`), which the reverse of its `Grow`, emitted next, shrinks the
     /// adjoint back to.
@@ -683,6 +685,16 @@ impl Emitter<'_> {
     }
 }
 
+/// `x`'s value, owned: its referent when it is a reference (an item of a constant sequence
+/// read as a rule's coefficient), a clone otherwise.
+pub(crate) fn owned(x: TokenStream) -> TokenStream {
+    quote! {{
+        #[allow(unused_imports)]
+        use ::autodiff::__private::saved::{OwnRef as _, OwnVal as _};
+        (&::autodiff::__private::saved::Own(&#x)).own()
+    }}
+}
+
 pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
     let sig_params = sig.params.len();
     let mut e = Emitter {
@@ -707,6 +719,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         tapes: HashMap::new(),
         frozen: frozen_reads(body),
         grown: grown_cells(&body.block),
+        const_items: crate::ir::inactive_items(body),
         pushed_at: HashMap::new(),
         rehand: None,
         rehand_differs: false,

@@ -402,7 +402,12 @@ impl Emitter<'_> {
                                         let x = self.operand(&args[*i]);
                                         quote!(#rt::ops::tensor::elem_of(&#dy, #x))
                                     }
-                                    Read::Operand(i) => self.operand(&args[*i]),
+                                    Read::Operand(i) => match &args[*i] {
+                                        Operand::Var(v) if self.const_items.contains(v) => {
+                                            crate::emit::owned(self.operand(&args[*i]))
+                                        }
+                                        other => self.operand(other),
+                                    },
                                 })
                                 .collect();
                             let name = format_ident!("{}_d{}", rule.name, k);

@@ -44,6 +44,9 @@ struct Tangents<'a> {
     /// written in the macro's context, so that a type that is not `Differentiable` fails
     /// at the parameter once, not again at each call handing it on.
     plain: bool,
+    /// The items of loops over constant sequences (`for c in COEF.iter()`), which may be
+    /// references: a rule reading one reads its referent (see `reads`).
+    const_items: std::collections::HashSet<VarId>,
 }
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
@@ -58,6 +61,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         callees: Vec::new(),
         function: sig.ident.to_string(),
         plain: crate::plain_types::plain_guard(sig).is_some(),
+        const_items: crate::ir::inactive_items(body),
     };
     for p in &sig.params {
         // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
@@ -714,7 +718,13 @@ impl Tangents<'_> {
                     let y = dst.ident();
                     quote!(#y)
                 }
-                Read::Operand(i) => args[*i].tokens(),
+                Read::Operand(i) => match &args[*i] {
+                    // (an item of a constant sequence, `&f64` from `COEF.iter()`: its value)
+                    Operand::Var(v) if self.const_items.contains(v) => {
+                        crate::emit::owned(v.ident().to_token_stream())
+                    }
+                    other => other.tokens(),
+                },
             })
             .collect()
     }

@@ -41,6 +41,16 @@ impl Lowering<'_> {
         if let Some(v) = self.option_map(m) {
             return v;
         }
+        // `x.to_owned()` of a slice, `Vec` or array parameter: its copy, as `x.to_vec()`
+        // (ndarray's `to_owned` below is of an array)
+        if name == "to_owned" && m.args.is_empty() && self.sequence_param(&m.receiver) {
+            let x = self.operand_of(&m.receiver);
+            let active = self.operand_active(&x);
+            let v = self.new_var(active);
+            let method = m.method.clone();
+            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
+            return Value::Var(v);
+        }
         if let Some(v) = self.array_method(e, m) {
             return v;
         }
@@ -318,6 +328,16 @@ impl Lowering<'_> {
         Some(Value::Var(v))
     }
 
+    /// Whether `e` names a parameter of a slice, `Vec` or fixed-size array type.
+    fn sequence_param(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = e else { return false };
+        let Some(id) = p.path.get_ident() else {
+            return false;
+        };
+        self.sequence_params.contains(&id.to_string())
+            && matches!(self.lookup(&id.to_string()), Some(Binding::Value(_)))
+    }
+
     /// `&w` of a local `w` holding no differentiable value (`let w = vec![1.0, 2.0];`): a
     /// reference to the value the forward sweep owns, as `&v` of a differentiable local is,
     /// so a callee's pullback is handed it again from the pullback closure's own copy
@@ -493,6 +513,34 @@ impl Lowering<'_> {
             let method = syn::Ident::new("to_vec", last.span());
             self.push(v, None, Rhs::Owned { of: x, method }, e.span());
             return Value::Var(v);
+        }
+        // `std::mem::swap(&mut a, &mut b)` of two `let mut` locals: each written the other's
+        // value
+        let swap = func.qself.is_none()
+            && matches!(
+                segs.iter().map(String::as_str).collect::<Vec<_>>()[..],
+                ["std" | "core", "mem", "swap"] | ["mem", "swap"]
+            );
+        if swap && c.args.len() == 2 && self.references_active(e) {
+            let cell = |l: &Self, a: &syn::Expr| match a {
+                syn::Expr::Reference(r) if r.mutability.is_some() => match &*r.expr {
+                    syn::Expr::Path(p) => match l.lookup(&p.path.get_ident()?.to_string())? {
+                        Binding::Cell(c) => Some(*c),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            };
+            return match (cell(self, &c.args[0]), cell(self, &c.args[1])) {
+                (Some(a), Some(b)) => {
+                    let (va, vb) = (self.read_cell(a, e.span()), self.read_cell(b, e.span()));
+                    self.write_cell(a, Operand::Var(vb));
+                    self.write_cell(b, Operand::Var(va));
+                    Value::Tuple(Vec::new())
+                }
+                _ => self.unsupported(e, diag::SWAP),
+            };
         }
         if let Some(v) = self.option_call(e, c) {
             return v;

@@ -79,6 +79,8 @@ pub struct Lowering<'a> {
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
     numeric_params: HashSet<String>,
+    /// The parameters of a slice, `Vec` or fixed-size array type (by value or reference).
+    sequence_params: HashSet<String>,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -252,6 +254,12 @@ fn lower_pass(
             .filter(|p| numeric_type(&p.ty, &generics_names(generics)))
             .map(|p| p.name.clone())
             .collect(),
+        sequence_params: sig
+            .params
+            .iter()
+            .filter(|p| sequence_type(&p.ty))
+            .map(|p| p.name.clone())
+            .collect(),
         float_type: {
             let floats = crate::signature::float_type_params(generics, None);
             (floats.len() == 1).then(|| floats[0].clone())
@@ -348,6 +356,19 @@ fn active_key(key: usize) -> usize {
 
 fn maybe_array_key(key: usize) -> usize {
     (key << 1) | 1
+}
+
+/// A slice, `Vec` or fixed-size array type, behind references.
+fn sequence_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => sequence_type(&r.elem),
+        syn::Type::Paren(p) => sequence_type(&p.elem),
+        syn::Type::Slice(_) | syn::Type::Array(_) => true,
+        syn::Type::Path(p) => {
+            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Vec")
+        }
+        _ => false,
+    }
 }
 
 fn node_key<T>(node: &T) -> usize {
