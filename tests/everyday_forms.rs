@@ -3,7 +3,9 @@
 //! `&[[f64; 3]]`, in iterator chains too), `vec![a, b, c]` of differentiable values, a
 //! constant local `Vec` handed to a helper beside a differentiable one, `push` onto a
 //! `Vec` copied from a parameter, `const` tables iterated (`for c in COEFFS.iter()`, items
-//! `&f64`), `to_owned` of a slice and `std::mem::swap` of two locals. Each gradient against central finite differences and,
+//! `&f64`), `to_owned` of a slice, `std::mem::swap` of two locals, slices of derived
+//! structs read by index and by `windows`, slices of pairs, and a call's result iterated
+//! (`f(x).iter().map(…).sum()`). Each gradient against central finite differences and,
 //! where short, a derivation by hand; `jvp!` against ⟨∇f, v⟩; `vjp!` and the implicit mode
 //! where the form reaches them differently.
 
@@ -488,4 +490,106 @@ fn constant_tables_owned_copies_and_swaps() {
     assert_matches_differences("swapped", &[a, b], |p| swapped(p[0], p[1]), &[0.3, 0.5]);
     let (_, dy) = jvp!(swapped)(0.3, 0.5, 1.0, -1.0);
     assert!(close(dy, a - b, 1e-13));
+}
+
+// ---------------------------------------------------------------------------------------
+// Slices of structs and of tuples, a call's result iterated
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Differentiable)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+/// The length of a polyline, its points read by index.
+#[differentiable]
+fn path_length(pts: &[Point]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..pts.len() {
+        let dx = pts[i].x - pts[i - 1].x;
+        let dy = pts[i].y - pts[i - 1].y;
+        s += (dx * dx + dy * dy).sqrt();
+    }
+    s
+}
+
+/// The same by `windows(2)` in an iterator chain.
+#[differentiable]
+fn path_length_windows(pts: &[Point]) -> f64 {
+    pts.windows(2)
+        .map(|w| ((w[1].x - w[0].x).powi(2) + (w[1].y - w[0].y).powi(2)).sqrt())
+        .sum()
+}
+
+/// `Σ aᵢ bᵢ` over a slice of pairs.
+#[differentiable]
+fn pairs(ps: &[(f64, f64)]) -> f64 {
+    let mut s = 0.0;
+    for &(a, b) in ps {
+        s += a * b;
+    }
+    s
+}
+
+/// `M x` by rows, as a `Vec`.
+#[differentiable]
+fn mat_vec(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    m.iter()
+        .map(|row| row.iter().zip(x).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+/// `‖M x‖²`, the product iterated as it is returned.
+#[differentiable]
+fn mat_vec_norm(m: &[Vec<f64>], x: &[f64]) -> f64 {
+    mat_vec(m, x).iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn slices_of_structs_and_pairs_and_a_call_iterated() {
+    let pts = vec![
+        Point { x: 0.0, y: 0.0 },
+        Point { x: 1.0, y: 0.5 },
+        Point { x: 1.5, y: 2.0 },
+    ];
+    let flat = [0.0, 0.0, 1.0, 0.5, 1.5, 2.0];
+    let points = |q: &[f64]| {
+        q.chunks(2)
+            .map(|c| Point { x: c[0], y: c[1] })
+            .collect::<Vec<_>>()
+    };
+    for (name, g) in [
+        ("path_length", gradients_function!(path_length)(&pts)),
+        (
+            "path_length_windows",
+            gradients_function!(path_length_windows)(&pts),
+        ),
+    ] {
+        let g: Vec<f64> = g.iter().flat_map(|t| [t.x, t.y]).collect();
+        assert_matches_differences(name, &g, |q| path_length(&points(q)), &flat);
+        // by hand: the first point moves along the unit vector away from the second
+        let (dx, dy) = (1.0, 0.5);
+        let len = f64::hypot(dx, dy);
+        assert!(
+            close(g[0], -dx / len, 1e-15) && close(g[1], -dy / len, 1e-15),
+            "{name}"
+        );
+    }
+
+    let ps = [(0.3, 0.5), (0.7, -0.2)];
+    let g = gradients_function!(pairs)(&ps);
+    assert_eq!(g, vec![(0.5, 0.3), (-0.2, 0.7)]);
+
+    let m = vec![vec![0.3, -0.5, 0.2], vec![0.7, 0.2, -0.4]];
+    let x = [0.3, -0.5, 0.7];
+    let g = gradients_function!(mat_vec_norm, params = ["x"])(&m, &x);
+    // by hand: 2 Mᵀ M x
+    let y = mat_vec(&m, &x);
+    for j in 0..3 {
+        let hand = 2.0 * (m[0][j] * y[0] + m[1][j] * y[1]);
+        assert!(close(g[j], hand, 1e-15), "{g:?}");
+    }
+    let (_, dy) = jvp!(mat_vec_norm, params = ["x"])(&m, &x, &[1.0, 0.0, -1.0]);
+    assert!(close(dy, g[0] - g[2], 1e-14));
 }

@@ -71,7 +71,8 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
     match e {
         syn::Expr::Paren(p) => source_base(&p.expr),
         syn::Expr::Reference(r) if r.mutability.is_none() => source_base(&r.expr),
-        syn::Expr::Path(_) | syn::Expr::Field(_) => Some(Source {
+        // (a call's result, `f(x).iter()`: lowered once before the loop, as a local)
+        syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Call(_) => Some(Source {
             base: e.clone(),
             lo: None,
             hi: None,
@@ -241,7 +242,8 @@ impl Lowering<'_> {
             match self.place(p) {
                 Some(place) => resolved.push(place),
                 // a field (`m.layers`): the sequence the projection reads
-                None if matches!(p, syn::Expr::Field(_)) => match self.expr(p) {
+                None if matches!(p, syn::Expr::Field(_) | syn::Expr::Call(_)) => match self.expr(p)
+                {
                     Value::Var(v) => resolved.push(Place::Var(v)),
                     _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
                 },

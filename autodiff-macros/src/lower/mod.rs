@@ -289,7 +289,7 @@ fn lower_pass(
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
         l.vars[v.0].shared_ref = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none());
-        if rows_are_sequences(&p.ty) {
+        if rows_are_sequences(&p.ty, &l.type_params) {
             l.vec_rows.insert(v);
         }
         if p.in_out {
@@ -439,7 +439,9 @@ fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String])
 
 /// Whether the elements of a sequence of this type are themselves `Vec`s or slices
 /// (`&[Vec<f64>]`, `Vec<Vec<f64>>`, `&[&[f64]]`), not `Copy` rows.
-fn rows_are_sequences(ty: &syn::Type) -> bool {
+/// A sequence whose elements are sequences or structs (`&[Vec<f64>]`, `&[Point]`): an
+/// element read borrows the element, which is not `Copy`.
+fn rows_are_sequences(ty: &syn::Type, type_params: &[String]) -> bool {
     fn strip(t: &syn::Type) -> &syn::Type {
         match t {
             syn::Type::Reference(r) => strip(&r.elem),
@@ -470,7 +472,16 @@ fn rows_are_sequences(ty: &syn::Type) -> bool {
         },
     };
     let elem = strip(elem);
-    matches!(elem, syn::Type::Slice(_)) || vec_elem(elem).is_some()
+    let strukt = match elem {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| {
+            let name = s.ident.to_string();
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && !type_params.contains(&name)
+                && name != "Vec"
+        }),
+        _ => false,
+    };
+    matches!(elem, syn::Type::Slice(_)) || vec_elem(elem).is_some() || strukt
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
@@ -696,6 +707,23 @@ impl Lowering<'_> {
             Some(t) => maybe_array_type(t, &self.type_params),
             None => self.rhs_maybe_array(&rhs),
         };
+        match &rhs {
+            // a sub-slice of rows (of `Vec`s, slices or structs) has such rows too
+            Rhs::SubSlice {
+                place: Place::Var(p),
+                ..
+            } if self.vec_rows.contains(p) => {
+                self.vec_rows.insert(dst);
+            }
+            // a row, borrowed (a `Vec`, a struct: not `Copy`)
+            Rhs::ReadIndex {
+                place: Place::Var(p),
+                ..
+            } if ty.is_none() && self.vec_rows.contains(p) => {
+                self.vars[dst.0].maybe_array = true;
+            }
+            _ => {}
+        }
         self.block.stmts.push(Stmt::Let { dst, ty, rhs, span });
     }
 

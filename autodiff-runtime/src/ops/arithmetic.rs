@@ -240,6 +240,20 @@ impl<T: ElementZero, const N: usize> ElementZero for [T; N] {
     }
 }
 
+macro_rules! tuple_element_zero {
+    ($(($($T:ident),+))*) => {$(
+        /// (Tuples of them: a slice of pairs, `&[(f64, f64)]`.)
+        impl<$($T: ElementZero),+> ElementZero for ($($T,)+) {
+            #[inline(always)]
+            fn element_zero() -> Self {
+                ($($T::element_zero(),)+)
+            }
+        }
+    )*};
+}
+
+tuple_element_zero! { (A) (A, B) (A, B, C) (A, B, C, D) }
+
 /// `y = v[i]`: adds `dy` to element `i` of the cotangent of `v`.
 ///
 /// ```
