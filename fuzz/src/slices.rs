@@ -128,6 +128,9 @@ const FEATURES: &[&str] = &[
     "slice helper: the caller's &mut parameter as it is",
     "&mut views: split_at_mut of a local buffer",
     "local buffer: a copy by to_vec",
+    "local buffer: a copy by to_vec, then push",
+    "vec! literal of differentiable values",
+    "constant local Vec handed to a helper",
     "local buffer: iter_mut loop",
     "local buffer: copy_from_slice",
     "local buffer: fill",
@@ -635,6 +638,28 @@ impl SliceGen<'_> {
                         self.line(format!("let mut {b} = {x}[{off}..{}].to_vec();", off + len)),
                     );
                     self.features.insert("local buffer: a copy by to_vec");
+                    // (decided by the names drawn so far: the random stream stays as it was)
+                    if self.counter.is_multiple_of(3) {
+                        // one element more than `len`, which the helpers below never reach
+                        let last = self.scalars.last().cloned().unwrap_or_else(|| "1.0".into());
+                        out.push(self.line(format!("{b}.push(({last}).cos() * {x}[{off}]);")));
+                        self.features
+                            .insert("local buffer: a copy by to_vec, then push");
+                    }
+                    if self.counter % 5 == 1 {
+                        // a constant `Vec` the next reading helpers may be handed
+                        let c = self.fresh("c");
+                        out.push(self.line(format!("let {c} = vec![0.5, -1.25, 2.0, 0.75];")));
+                        let h = self.helper(Kind::Read);
+                        if h.min_len <= 4 {
+                            let (t, s) = (self.fresh("t"), self.scalar());
+                            out.push(self.line(format!("let {t} = {}(&{c}, {s});", h.name)));
+                            self.terms.push(t.clone());
+                            self.scalars.push(t);
+                            self.features
+                                .insert("constant local Vec handed to a helper");
+                        }
+                    }
                 } else if self.rng.chance(0.5) {
                     let fill = self.coef();
                     out.push(self.line(format!("let mut {b} = vec![{fill}; {len}];")));
@@ -684,8 +709,9 @@ impl SliceGen<'_> {
                         3 => {
                             let k = self.rng.range(1, len);
                             let off = self.rng.below(xlen - k + 1);
+                            // (to `len`: a buffer copied by `to_vec` may have one more)
                             out.push(self.line(format!(
-                                "{b}[{}..].copy_from_slice(&{x}[{off}..{}]);",
+                                "{b}[{}..{len}].copy_from_slice(&{x}[{off}..{}]);",
                                 len - k,
                                 off + k
                             )));
@@ -743,11 +769,21 @@ impl SliceGen<'_> {
                     // (decided by the names drawn so far, not by the random stream: the
                     // programs generated before array literals were kept as they were)
                     if self.counter.is_multiple_of(2) {
-                        out.push(self.line(format!(
-                            "let {arr}: [f64; 3] = [{a}, {x}[{i}] * {k}, ({b}).sin()];"
-                        )));
-                        self.features.insert("array literal");
-                        self.features.insert("[f64; N] local");
+                        // (a `Vec` now and then, read as the array is; not an array after)
+                        let vec = self.counter % 8 == 6;
+                        if vec {
+                            out.push(self.line(format!(
+                                "let {arr} = vec![{a}, {x}[{i}] * {k}, ({b}).sin()];"
+                            )));
+                            self.features
+                                .insert("vec! literal of differentiable values");
+                        } else {
+                            out.push(self.line(format!(
+                                "let {arr}: [f64; 3] = [{a}, {x}[{i}] * {k}, ({b}).sin()];"
+                            )));
+                            self.features.insert("array literal");
+                            self.features.insert("[f64; N] local");
+                        }
                         let t = self.fresh("t");
                         if self.counter % 4 < 2 {
                             let (e0, e1, e2) = (self.fresh("e"), self.fresh("e"), self.fresh("e"));
@@ -761,7 +797,9 @@ impl SliceGen<'_> {
                         }
                         self.terms.push(t.clone());
                         self.scalars.push(t);
-                        self.arrays.push(arr);
+                        if !vec {
+                            self.arrays.push(arr);
+                        }
                         // the draws of the other branch, so later programs stay as they were
                         let _ = (self.coef(), self.rng.below(3), self.rng.chance(0.5));
                         let _ = (self.rng.below(3), self.rng.below(3));
