@@ -378,3 +378,57 @@ fn products_of_different_lengths_in_a_row() {
         assert!(close(h[[n - 1, n - 1]], 200.0, 1e-12));
     }
 }
+
+/// A problem whose objective is a method generic over its float type (its receiver, the
+/// problem's configuration, a constant): `a·Σ(xᵢ₊₁ − xᵢ²)² + Σ(1 − xᵢ)²`, and a sibling
+/// method calling it through `self`.
+struct Problem {
+    a: f64,
+}
+
+#[differentiable]
+impl Problem {
+    fn objective<T: Float + FromPrimitive>(&self, x: &[T]) -> T {
+        let a = T::from_f64(self.a).unwrap();
+        let mut s = T::zero();
+        for i in 0..x.len() - 1 {
+            let b = x[i + 1] - x[i] * x[i];
+            s = s + a * b * b + (T::one() - x[i]) * (T::one() - x[i]);
+        }
+        s
+    }
+
+    fn scaled<T: Float + FromPrimitive>(&self, x: &[T], k: T) -> T {
+        self.objective(x) * k
+    }
+}
+
+#[test]
+fn methods_generic_over_their_float_type() {
+    // with a = 100 the objective is the Rosenbrock function
+    let p = Problem { a: 100.0 };
+    let x = [0.3, -0.5, 0.7, 1.1];
+    let v = [1.0, -0.5, 0.25, 2.0];
+    let closed = rosenbrock_hessian(&x);
+    let h = hessian!(Problem::objective, params = ["x"])(&p, &x);
+    for i in 0..4 {
+        for j in 0..4 {
+            assert!(close(h[[i, j]], closed[[i, j]], 1e-12), "[{i}][{j}]");
+        }
+    }
+    let hv = hvp!(Problem::objective, params = ["x"])(&p, &x, &v);
+    let diff = gradient_difference(&x, &v);
+    for i in 0..4 {
+        let by_hand: f64 = (0..4).map(|j| closed[[i, j]] * v[j]).sum();
+        assert!(close(hv[i], by_hand, 1e-12), "{hv:?}");
+        assert!(close(hv[i], diff[i], 1e-5), "{hv:?} vs {diff:?}");
+    }
+    // a sibling method calling it: k·H v, and ∂²/∂k² = 0
+    let k = 0.5;
+    let hv = hvp!(Problem::scaled, params = ["x"])(&p, &x, k, &v);
+    for i in 0..4 {
+        let by_hand: f64 = (0..4).map(|j| k * closed[[i, j]] * v[j]).sum();
+        assert!(close(hv[i], by_hand, 1e-12), "{hv:?}");
+    }
+    assert_eq!(hessian!(Problem::scaled, params = ["k"])(&p, &x, k), 0.0);
+}

@@ -428,7 +428,7 @@ impl Exp {
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
+        "`pdf` is a method not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn pdf<T: Float>(&self, …) -> T` with `T` a type parameter of the method itself (one of the `impl`'s is not served yet)",
     );
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
@@ -972,7 +972,7 @@ impl Exp {
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_ln_pdf_HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-        "`ln_pdf` is a method: `hvp!` and `hessian!` serve free functions only (yet)",
+        "`ln_pdf` is a method not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so write it `fn ln_pdf<T: Float>(&self, …) -> T` with `T` a type parameter of the method itself (one of the `impl`'s is not served yet)",
     );
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]

@@ -192,9 +192,13 @@ fn support(
              generated gradients only"
         )));
     }
-    if sig.is_method {
+    // (a method's gradient runs on dual numbers as a function's does, its receiver a
+    // constant of the `impl`'s type, which holds no float of the method's type parameter)
+    if sig.is_method && sig.params.first().is_some_and(|p| p.differentiable) {
         return Err(Refused::Because(format!(
-            "`{name}` is a method: `hvp!` and `hessian!` serve free functions only (yet)"
+            "`{name}` is a method with a differentiable receiver (`#[differentiable(self)]`): \
+             `hvp!` and `hessian!` serve methods whose receiver is a constant (yet); take the \
+             parameters as an argument (`fn {name}<T: Float>(&self, p: &[T]) -> T`)"
         )));
     }
     let floats = crate::signature::float_type_params(&sig.generics, Some(&sig.output));
@@ -325,6 +329,13 @@ fn refused_hessian(sig: &Signature, vis: &syn::Visibility, reason: TokenStream) 
 /// runtime's `forward::NOT_GENERIC`, which the defaults of its `FirstOrder{n}` traits say).
 fn not_generic(sig: &Signature) -> String {
     let name = &sig.ident;
+    if sig.is_method {
+        return format!(
+            "`{name}` is a method not generic over its float type: `hvp!` and `hessian!` run \
+             its gradient on dual numbers, so write it `fn {name}<T: Float>(&self, …) -> T` with \
+             `T` a type parameter of the method itself (one of the `impl`'s is not served yet)"
+        );
+    }
     format!(
         "`{name}` is not generic over its float type: `hvp!` and `hessian!` run its gradient \
          on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over \

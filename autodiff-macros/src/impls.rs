@@ -85,8 +85,9 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         if let Some(at) = args.second_order {
             errors.push(
                 at,
-                "`second_order` is for free functions written with `f64`; a method has no \
-                 `hvp!` or `hessian!` yet",
+                "`second_order` is for free functions written with `f64`; a method has `hvp!` \
+                 and `hessian!` when it is generic over its float type (`fn f<T: Float>(&self, \
+                 x: &[T]) -> T`)",
             );
             continue;
         }
