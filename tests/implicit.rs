@@ -261,3 +261,19 @@ fn move_closures_own_their_variables() {
     let (v, g) = implicit_value_and_gradients(&f)(3.0);
     assert_eq!((v, g.get(&w)), (36.0, Some(9.0)));
 }
+
+#[test]
+#[allow(clippy::useless_vec)] // (the form under test)
+fn variables_in_a_vec_literal() {
+    let w = Variable::new(0.7_f64);
+    let b = Variable::new(-0.2_f64);
+    let f = differentiable_closure!(|k: f64| {
+        let v = vec![w * k, w * w, b];
+        v[0] + v[1] * v[2]
+    });
+    let grads = implicit_gradients(&f)(2.0);
+    // by hand: f = w k + w² b: ∂/∂w = k + 2 w b, ∂/∂b = w²
+    let (gw, gb): (f64, f64) = (grads.get(&w).expect("w"), grads.get(&b).expect("b"));
+    assert!((gw - (2.0 + 2.0 * 0.7 * -0.2)).abs() < 1e-15, "{gw}");
+    assert!((gb - 0.49).abs() < 1e-15, "{gb}");
+}

@@ -186,6 +186,18 @@ impl VisitMut for Marker<'_> {
             }
             // the elements of an array literal (`f(&[w, y])`): an array of floats
             syn::Expr::Array(a) => a.elems.iter_mut().for_each(|x| self.mark_operand(x)),
+            // and of a `vec![w * k, w]` (its elements visited as expressions, written back)
+            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let parser =
+                    syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+                if let Ok(mut items) = m.mac.parse_body_with(parser) {
+                    for x in items.iter_mut() {
+                        self.visit_expr_mut(x);
+                        self.mark_operand(x);
+                    }
+                    m.mac.tokens = items.to_token_stream();
+                }
+            }
             syn::Expr::Cast(c) => {
                 let float = match &*c.ty {
                     syn::Type::Path(p) => p

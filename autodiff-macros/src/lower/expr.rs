@@ -465,7 +465,7 @@ impl Lowering<'_> {
     ) -> Value {
         if vec
             && items.iter().any(|i| match i {
-                Operand::Var(v) => self.vars[v.0].maybe_array && self.operand_active(i),
+                Operand::Var(v) => self.sequences.contains(v) && self.operand_active(i),
                 _ => false,
             })
         {
@@ -496,6 +496,7 @@ impl Lowering<'_> {
         if vec {
             // (a `Vec`, whatever its elements: `vec![r0, r1]` of it is refused above)
             self.vars[v.0].maybe_array = true;
+            self.sequences.insert(v);
         }
         Value::Var(v)
     }
@@ -653,11 +654,11 @@ pub(super) fn vec_literals(block: &syn::Block) -> syn::Block {
             let Ok(items) = m.mac.parse_body_with(parser) else {
                 return;
             };
-            let nested = items.iter().any(|x| {
-                matches!(
-                    x,
-                    syn::Expr::Macro(_) | syn::Expr::Array(_) | syn::Expr::Repeat(_)
-                )
+            // (a source read, `__autodiff_source_read!(w)`, is an element like any other)
+            let nested = items.iter().any(|x| match x {
+                syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+                syn::Expr::Array(_) | syn::Expr::Repeat(_) => true,
+                _ => false,
             });
             if items.is_empty() || nested {
                 return;

@@ -81,6 +81,9 @@ pub struct Lowering<'a> {
     numeric_params: HashSet<String>,
     /// The parameters of a slice, `Vec` or fixed-size array type (by value or reference).
     sequence_params: HashSet<String>,
+    /// Values known to be sequences (a `vec![…]`, a copy by `to_vec`, a sub-slice, a
+    /// sequence parameter), which `vec![…]` of them cannot hold yet.
+    sequences: HashSet<VarId>,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
     found_active_cells: HashSet<usize>,
@@ -254,6 +257,7 @@ fn lower_pass(
             .filter(|p| numeric_type(&p.ty, &generics_names(generics)))
             .map(|p| p.name.clone())
             .collect(),
+        sequences: HashSet::new(),
         sequence_params: sig
             .params
             .iter()
@@ -289,6 +293,9 @@ fn lower_pass(
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
         l.vars[v.0].shared_ref = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none());
+        if sequence_type(&p.ty) {
+            l.sequences.insert(v);
+        }
         if rows_are_sequences(&p.ty, &l.type_params) {
             l.vec_rows.insert(v);
         }
@@ -707,6 +714,9 @@ impl Lowering<'_> {
             Some(t) => maybe_array_type(t, &self.type_params),
             None => self.rhs_maybe_array(&rhs),
         };
+        if matches!(rhs, Rhs::SubSlice { .. } | Rhs::Owned { .. }) {
+            self.sequences.insert(dst);
+        }
         match &rhs {
             // a sub-slice of rows (of `Vec`s, slices or structs) has such rows too
             Rhs::SubSlice {
