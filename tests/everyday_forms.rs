@@ -577,6 +577,22 @@ fn slices_of_structs_and_pairs_and_a_call_iterated() {
         );
     }
 
+    // forward mode: the points' tangents are `PointTangent`s
+    let dir = vec![
+        PointTangent { x: 1.0, y: 0.0 },
+        PointTangent { x: 0.0, y: 1.0 },
+        PointTangent { x: 0.5, y: -0.5 },
+    ];
+    let g = gradients_function!(path_length)(&pts);
+    let along: f64 = g.iter().zip(&dir).map(|(a, b)| a.x * b.x + a.y * b.y).sum();
+    for (name, (y, dy)) in [
+        ("path_length", jvp!(path_length)(&pts, &dir)),
+        ("path_length_windows", jvp!(path_length_windows)(&pts, &dir)),
+    ] {
+        assert_eq!(y, path_length(&pts), "{name}");
+        assert!(close(dy, along, 1e-14), "{name}: {dy} vs {along}");
+    }
+
     let ps = [(0.3, 0.5), (0.7, -0.2)];
     let g = gradients_function!(pairs)(&ps);
     assert_eq!(g, vec![(0.5, 0.3), (-0.2, 0.7)]);
@@ -592,4 +608,21 @@ fn slices_of_structs_and_pairs_and_a_call_iterated() {
     }
     let (_, dy) = jvp!(mat_vec_norm, params = ["x"])(&m, &x, &[1.0, 0.0, -1.0]);
     assert!(close(dy, g[0] - g[2], 1e-14));
+}
+
+#[test]
+#[should_panic(
+    expected = "the tangent of `pts` (parameter of `path_length`) has shape [2], but `pts` has shape [3]"
+)]
+fn a_tangent_with_too_few_points_panics_naming_the_parameter() {
+    let pts = vec![
+        Point { x: 0.0, y: 0.0 },
+        Point { x: 1.0, y: 0.5 },
+        Point { x: 1.5, y: 2.0 },
+    ];
+    let dir = vec![
+        PointTangent { x: 1.0, y: 0.0 },
+        PointTangent { x: 0.0, y: 1.0 },
+    ];
+    let _ = jvp!(path_length)(&pts, &dir);
 }

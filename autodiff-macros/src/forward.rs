@@ -107,10 +107,31 @@ fn nested_sequence(ty: &syn::Type) -> bool {
 /// The type of a parameter's tangent argument: the parameter's own, or a derived struct's
 /// tangent (`&Params` → `&<Params as Differentiable>::Tangent`).
 fn tangent_arg_type(ty: &syn::Type, type_params: &[syn::Ident]) -> syn::Type {
+    let rt = rt();
+    if let Some(elem) = crate::emit::struct_sequence_type(ty, type_params) {
+        // the same sequence of the structs' tangents
+        struct Retype<'a>(&'a syn::Type, syn::Type);
+        impl VisitMut for Retype<'_> {
+            fn visit_type_mut(&mut self, t: &mut syn::Type) {
+                if t == self.0 {
+                    *t = self.1.clone();
+                    return;
+                }
+                syn::visit_mut::visit_type_mut(self, t);
+            }
+        }
+        let e = in_macro_context(elem);
+        let mut out = ty.clone();
+        Retype(
+            elem,
+            syn::parse_quote!(<#e as #rt::Differentiable>::Tangent),
+        )
+        .visit_type_mut(&mut out);
+        return out;
+    }
     if !crate::emit::struct_param_type(ty, type_params) {
         return ty.clone();
     }
-    let rt = rt();
     match ty {
         syn::Type::Reference(r) => {
             let mut r = r.clone();
@@ -291,7 +312,8 @@ pub fn companions(
                 });
                 continue;
             }
-            let nested = nested_sequence(&sig.params[i].ty);
+            let nested = nested_sequence(&sig.params[i].ty)
+                || crate::emit::struct_sequence_type(&sig.params[i].ty, &sig.type_params).is_some();
             if nested || crate::emit::struct_param_type(&sig.params[i].ty, &sig.type_params) {
                 // (named through the trait, so that a type without it fails the one bound
                 // the function's other companions fail, at the parameter: see `plain_types`)

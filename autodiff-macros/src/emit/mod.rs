@@ -20,7 +20,9 @@ mod increments;
 mod reverse;
 mod tangent;
 
-pub(crate) use tangent::{jvp_body, struct_param_type, tangent_var, TangentSweep};
+pub(crate) use tangent::{
+    jvp_body, struct_param_type, struct_sequence_type, tangent_var, TangentSweep,
+};
 
 use forward::rhs_tokens;
 

@@ -215,7 +215,9 @@ pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> b
             .iter()
             .any(|prefix| name.starts_with(prefix))
         || NALGEBRA_MATRICES.contains(&name.as_str())
-        || NOT_STRUCTS.contains(&name.as_str());
+        // (nalgebra's `Point3<f64>` has arguments; a user's `struct Point` has none)
+        || (NOT_STRUCTS.contains(&name.as_str())
+            && (name == "String" || !matches!(last.arguments, syn::PathArguments::None)));
     p.qself.is_none() && !generic && !known
 }
 
@@ -224,7 +226,41 @@ pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> b
 /// ndarray arrays and views, and shared references to these; the struct's tangent for a
 /// derived struct (see [`struct_param_type`]).
 fn forward_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
-    struct_param_type(ty, type_params) || own_tangent_type(ty, type_params)
+    struct_param_type(ty, type_params)
+        || own_tangent_type(ty, type_params)
+        || struct_sequence_type(ty, type_params).is_some()
+}
+
+/// The element type of a sequence of derived structs (`&[Point]`, `Vec<Point>`, `[Point;
+/// 3]`), whose tangent is the sequence of the structs' tangents.
+pub(crate) fn struct_sequence_type<'t>(
+    ty: &'t syn::Type,
+    type_params: &[syn::Ident],
+) -> Option<&'t syn::Type> {
+    let elem = match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => {
+            return struct_sequence_type(&r.elem, type_params)
+        }
+        syn::Type::Paren(p) => return struct_sequence_type(&p.elem, type_params),
+        syn::Type::Slice(s) => &*s.elem,
+        syn::Type::Array(a) => &*a.elem,
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            if last.ident != "Vec" {
+                return None;
+            }
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
+                    syn::GenericArgument::Type(t) => t,
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let plain = matches!(elem, syn::Type::Path(_));
+    (plain && struct_param_type(elem, type_params)).then_some(elem)
 }
 
 fn own_tangent_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
