@@ -14,6 +14,7 @@
 // `vec![…]` where an array would do is one of the forms under test
 #![allow(clippy::useless_vec)]
 
+use autodiff::ndarray::Array1;
 use autodiff::prelude::*;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -625,4 +626,55 @@ fn a_tangent_with_too_few_points_panics_naming_the_parameter() {
         PointTangent { x: 0.0, y: 1.0 },
     ];
     let _ = jvp!(path_length)(&pts, &dir);
+}
+
+// ---------------------------------------------------------------------------------------
+// `mapv` closures reading local values
+// ---------------------------------------------------------------------------------------
+
+/// Softmax cross-entropy with the maximum subtracted inside the closure.
+#[differentiable]
+fn softmax_cross_entropy(logits: &Array1<f64>, target: usize) -> f64 {
+    let m = logits.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let e = logits.mapv(|v| (v - m).exp());
+    let z = e.sum();
+    -(e[target] / z).ln()
+}
+
+/// Centred, scaled and shifted by a differentiable parameter `s`.
+#[differentiable]
+fn standardised(x: &Array1<f64>, s: f64) -> f64 {
+    let mean = x.sum() / x.len() as f64;
+    let y = x.mapv(|v| (v - mean) * s + 2.0 / s);
+    y.mapv(|t| t * t).sum()
+}
+
+#[test]
+fn mapv_closures_reading_locals() {
+    let v = [0.3, -0.5, 0.7];
+    let a = |q: &[f64]| Array1::from(q.to_vec());
+    let (value, g) = value_and_gradients_function!(softmax_cross_entropy)(&a(&v), 1);
+    assert_eq!(value, softmax_cross_entropy(&a(&v), 1));
+    // by hand: softmax(x) − one_hot(target)
+    let z: f64 = v.iter().map(|x| x.exp()).sum();
+    for k in 0..3 {
+        let hand = v[k].exp() / z - if k == 1 { 1.0 } else { 0.0 };
+        assert!(close(g[k], hand, 1e-15), "{g} vs {hand}");
+    }
+    let (value, (gx, gs)) = value_and_gradients_function!(standardised)(&a(&v), 0.7);
+    assert_eq!(value, standardised(&a(&v), 0.7));
+    assert_matches_differences(
+        "standardised",
+        &gx.to_vec(),
+        |q| standardised(&a(q), 0.7),
+        &v,
+    );
+    assert_matches_differences(
+        "standardised s",
+        &[gs],
+        |q| standardised(&a(&v), q[0]),
+        &[0.7],
+    );
+    let (_, dy) = jvp!(standardised)(&a(&v), 0.7, &a(&[1.0, 0.0, -1.0]), 0.5);
+    assert!(close(dy, gx[0] - gx[2] + 0.5 * gs, 1e-13));
 }

@@ -231,8 +231,10 @@ pub fn mapv_of_path(path: &str) -> String {
 
 pub fn mapv_capture(local: &str) -> String {
     format!(
-        "a `mapv` closure may use only its argument, literals and constants, not the local \
-         `{local}`; use array arithmetic (`x.mapv(f) * {local}`) for the rest"
+        "a `mapv` closure that reads the local `{local}` must be elementwise arithmetic \
+         (`+ - * /`, negation, float methods such as `exp`, `powi` of a literal) of its \
+         argument and such values; write the rest as array arithmetic (`x.mapv(f) * \
+         {local}`)"
     )
 }
 

@@ -160,6 +160,39 @@ impl Lowering<'_> {
                     .filter(|n| self.lookup(n).is_some())
                     .collect();
                 if let Some(name) = captured.first() {
+                    // `x.mapv(|v| (v - m).exp())`: elementwise arithmetic and float methods
+                    // of the argument and captured values, which are the same arithmetic on
+                    // the whole array (`(x - m).exp()`, each element as the closure
+                    // computes it): lowered so, the captured values differentiable too
+                    let param = closure_param(c).filter(|p| {
+                        // (the argument read: `|v| m` is no array)
+                        fn mentions(ts: proc_macro2::TokenStream, name: &str) -> bool {
+                            ts.into_iter().any(|t| match t {
+                                proc_macro2::TokenTree::Ident(i) => i == name,
+                                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+                                _ => false,
+                            })
+                        }
+                        mentions(quote::ToTokens::to_token_stream(&*c.body), p)
+                    });
+                    if let (Some(param), true) = (param, elementwise(&c.body)) {
+                        if m.method == "mapv" {
+                            self.scopes.push(std::collections::HashMap::new());
+                            let value = match x {
+                                Operand::Var(v) => Value::Var(v),
+                                Operand::Inline(e) => Value::Inline(e),
+                                _ => {
+                                    self.scopes.pop();
+                                    self.errors.push_spanned(f, diag::mapv_capture(name));
+                                    return Value::Inline(syn::parse_quote!(()));
+                                }
+                            };
+                            self.bind(&param, Binding::Value(value));
+                            let out = self.value_of(&c.body);
+                            self.scopes.pop();
+                            return out;
+                        }
+                    }
                     self.errors.push_spanned(f, diag::mapv_capture(name));
                     return Value::Inline(syn::parse_quote!(()));
                 }
@@ -200,5 +233,49 @@ impl Lowering<'_> {
         };
         let fwd_args = rule.forward_operands.unwrap_or(operands.len());
         self.prim(Prim::Tensor { rule, fwd_args }, operands, e.span())
+    }
+}
+
+/// The name a closure's one parameter binds (`|v|`, `|v: f64|`).
+fn closure_param(c: &syn::ExprClosure) -> Option<String> {
+    let pat = match c.inputs.first()? {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    match pat {
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether a `mapv` closure's body is elementwise arithmetic: names, literals, `+ - * /`,
+/// negation, parentheses and the float methods an array has elementwise (`exp`, `ln`,
+/// `sin`, …, `powi` of an integer literal), so that computing it on the whole array
+/// computes each element as the closure does.
+fn elementwise(e: &syn::Expr) -> bool {
+    const METHODS: &[&str] = &[
+        "exp", "ln", "sin", "cos", "tan", "tanh", "sinh", "cosh", "sqrt", "abs", "exp2", "log2",
+        "log10", "ln_1p", "exp_m1", "recip", "atan", "asin", "acos",
+    ];
+    match e {
+        syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Paren(p) => elementwise(&p.expr),
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && elementwise(&u.expr),
+        syn::Expr::Binary(b) => {
+            matches!(
+                b.op,
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+            ) && elementwise(&b.left)
+                && elementwise(&b.right)
+        }
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            let unary = METHODS.contains(&name.as_str()) && m.args.is_empty();
+            let powi =
+                name == "powi" && m.args.len() == 1 && matches!(&m.args[0], syn::Expr::Lit(_));
+            m.turbofish.is_none() && (unary || powi) && elementwise(&m.receiver)
+        }
+        _ => false,
     }
 }
