@@ -316,7 +316,15 @@ fn expr_text(rng: &mut Rng, depth: usize) -> String {
     }
     let d = depth - 1;
     let sub = |rng: &mut Rng| expr_text(rng, d);
-    match rng.below(34) {
+    match rng.below(37) {
+        34 => format!("vec![{}, {}]", sub(rng), sub(rng)),
+        35 => format!(
+            "{}.mapv(|v| ({} - v).{}())",
+            sub(rng),
+            sub(rng),
+            rng.pick(METHODS)
+        ),
+        36 => format!("std::mem::swap(&mut {}, &mut {})", sub(rng), sub(rng)),
         0 => format!(
             "{} {} {}",
             sub(rng),
