@@ -80,28 +80,8 @@ pub(crate) fn anonymous_lifetimes(ty: &syn::Type) -> syn::Type {
 
 /// A sequence of sequences: `&[Vec<f64>]`, `Vec<Vec<f64>>`, `[[f64; 3]; 3]`.
 fn nested_sequence(ty: &syn::Type) -> bool {
-    fn sequence_elem(ty: &syn::Type) -> Option<&syn::Type> {
-        match ty {
-            syn::Type::Reference(r) => sequence_elem(&r.elem),
-            syn::Type::Slice(s) => Some(&s.elem),
-            syn::Type::Array(a) => Some(&a.elem),
-            syn::Type::Path(p) => {
-                let last = p.path.segments.last()?;
-                if last.ident != "Vec" {
-                    return None;
-                }
-                match &last.arguments {
-                    syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    }),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-    sequence_elem(ty).and_then(sequence_elem).is_some()
+    use crate::signature::sequence_element;
+    sequence_element(ty).and_then(sequence_element).is_some()
 }
 
 /// The type of a parameter's tangent argument: the parameter's own, or a derived struct's

@@ -440,8 +440,9 @@ pub enum Stmt {
     /// `__cN.push(Default::default());`: a local `Vec` grows by one element, which a
     /// `WriteIndex` at its old length then writes (`v.push(x)`). The reverse sweep reads
     /// and writes the adjoint of a grown `Vec` through rules that grow it as needed
-    /// (`ops::grown_index_d0`): a `Vec` made again in each iteration has had other lengths.
-    Grow { cell: CellId },
+    /// (`ops::grown_index_d0`): a `Vec` made again in each iteration has had other lengths;
+    /// the reverse of the growth shrinks the adjoint back to `len`, the length before it.
+    Grow { cell: CellId, len: Operand },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
     /// `if cond { then } else { els }` on an inactive `bool`.

@@ -348,8 +348,21 @@ fn shadow_element(ty: &syn::Type, floats: &[syn::Ident]) -> Option<syn::Type> {
     is_float(elem).then(|| elem.clone())
 }
 
+/// The element type of a slice, `Vec` or fixed-size array type, behind references,
+/// parentheses and groups: `f64` of `&[f64]`, `Vec<f64>` of `Vec<Vec<f64>>`.
+pub(crate) fn sequence_element(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => sequence_element(&r.elem),
+        syn::Type::Paren(p) => sequence_element(&p.elem),
+        syn::Type::Group(g) => sequence_element(&g.elem),
+        syn::Type::Slice(s) => Some(&s.elem),
+        syn::Type::Array(a) => Some(&a.elem),
+        other => vec_element(other),
+    }
+}
+
 /// `E` of `Vec<E>`.
-fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
+pub(crate) fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     if last.ident != "Vec" {

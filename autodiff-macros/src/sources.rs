@@ -37,6 +37,17 @@ pub fn mark(block: &mut syn::Block, mut locals: HashSet<String>, differentiable:
     .visit_block_mut(block);
 }
 
+/// The elements of `vec![a, b, c]` (a list: not `vec![x; n]`, not another macro).
+pub fn vec_list(
+    mac: &syn::Macro,
+) -> Option<syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>> {
+    if !mac.path.is_ident("vec") {
+        return None;
+    }
+    mac.parse_body_with(syn::punctuated::Punctuated::parse_terminated)
+        .ok()
+}
+
 /// If `e` is a marker, the place it reads.
 pub fn marked_place(e: &syn::Expr) -> Option<syn::Expr> {
     let syn::Expr::Macro(m) = e else { return None };
@@ -187,10 +198,8 @@ impl VisitMut for Marker<'_> {
             // the elements of an array literal (`f(&[w, y])`): an array of floats
             syn::Expr::Array(a) => a.elems.iter_mut().for_each(|x| self.mark_operand(x)),
             // and of a `vec![w * k, w]` (its elements visited as expressions, written back)
-            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                let parser =
-                    syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-                if let Ok(mut items) = m.mac.parse_body_with(parser) {
+            syn::Expr::Macro(m) => {
+                if let Some(mut items) = vec_list(&m.mac) {
                     for x in items.iter_mut() {
                         self.visit_expr_mut(x);
                         self.mark_operand(x);

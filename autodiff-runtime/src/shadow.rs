@@ -271,19 +271,7 @@ pub struct RowsShadow<'a, T>(pub &'a mut [T]);
 impl<T: Accumulate> Accumulate<Vec<T>> for RowsShadow<'_, T> {
     /// Adds the gradient of the rows (an empty one stands for zero).
     fn accumulate(&mut self, contribution: Vec<T>) {
-        if contribution.is_empty() {
-            return;
-        }
-        assert_eq!(
-            self.0.len(),
-            contribution.len(),
-            "gradient length mismatch: accumulating a gradient of {} rows into {} rows",
-            contribution.len(),
-            self.0.len()
-        );
-        for (a, b) in self.0.iter_mut().zip(contribution) {
-            a.accumulate(b);
-        }
+        crate::tangent::add_elements(self.0, contribution, "rows");
     }
 }
 
@@ -352,16 +340,16 @@ pub fn disjoint_sinks<E: Real, A: RangeAdjoint<E> + ?Sized, const N: usize>(
     split_sinks(adjoint.whole(), ranges)
 }
 
-/// The shadows of disjoint `ranges` of `buf`, or inactive ones without a buffer.
+/// The sinks of disjoint `ranges` of `buf`, or ones carrying nothing without a buffer.
 #[inline(always)]
 #[track_caller]
-fn split_sinks<E: Real, const N: usize>(
+fn split_sinks<E: RangeElem, const N: usize>(
     buf: Option<&mut [E]>,
     ranges: [(usize, Option<usize>); N],
-) -> [SliceShadow<'_, E>; N] {
+) -> [E::Sink<'_>; N] {
     match buf {
-        Some(buf) => crate::views::disjoint(buf, ranges).map(SliceShadow::new),
-        None => core::array::from_fn(|_| SliceShadow::default()),
+        Some(buf) => crate::views::disjoint(buf, ranges).map(E::sink),
+        None => core::array::from_fn(|_| E::no_sink()),
     }
 }
 
@@ -505,12 +493,13 @@ impl<'a, E: RangeElem, const N: usize> RangeSinks<'a, E, N> {
     /// One sink per range, in the order given.
     #[inline(always)]
     pub fn sinks(&mut self) -> [E::Sink<'_>; N] {
-        match (&mut self.scratch, self.adjoint.as_deref_mut()) {
-            (Some(scratch), _) => scratch.each_mut().map(|p| E::sink(p)),
-            (None, Some(buf)) if E::LENT => {
-                crate::views::disjoint(buf, self.bounds.map(|(s, e)| (s, Some(e)))).map(E::sink)
-            }
-            _ => core::array::from_fn(|_| E::no_sink()),
+        match &mut self.scratch {
+            Some(scratch) => scratch.each_mut().map(|p| E::sink(p)),
+            // (rows are not lent: their ranges may overlap, and carry nothing)
+            None => split_sinks(
+                self.adjoint.as_deref_mut().filter(|_| E::LENT),
+                self.bounds.map(|(s, e)| (s, Some(e))),
+            ),
         }
     }
 

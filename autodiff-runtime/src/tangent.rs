@@ -177,20 +177,26 @@ impl<T: Accumulate> Accumulate for Vec<T> {
 /// ```
 impl<T: Accumulate, const N: usize> Accumulate<Vec<T>> for [T; N] {
     fn accumulate(&mut self, contribution: Vec<T>) {
-        if contribution.is_empty() {
-            return;
-        }
-        assert_eq!(
-            N,
-            contribution.len(),
-            "gradient length mismatch: accumulating a gradient of length {} into an array of \
-             length {}",
-            contribution.len(),
-            N
-        );
-        for (a, b) in self.iter_mut().zip(contribution) {
-            a.accumulate(b);
-        }
+        add_elements(self, contribution, "an array");
+    }
+}
+
+/// Adds `contribution` into `into` element by element (an empty one stands for zero);
+/// panics on a length mismatch, naming what it was added into (`"an array"`, `"rows"`).
+#[track_caller]
+pub(crate) fn add_elements<T: Accumulate>(into: &mut [T], contribution: Vec<T>, what: &str) {
+    if contribution.is_empty() {
+        return;
+    }
+    assert_eq!(
+        into.len(),
+        contribution.len(),
+        "gradient length mismatch: accumulating a gradient of length {} into {what} of length {}",
+        contribution.len(),
+        into.len()
+    );
+    for (a, b) in into.iter_mut().zip(contribution) {
+        a.accumulate(b);
     }
 }
 

@@ -393,7 +393,7 @@ impl Emitter<'_> {
                 let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
                 out.extend(quote!(#c[#i] = #v;));
             }
-            Stmt::Grow { cell } => {
+            Stmt::Grow { cell, .. } => {
                 let c = cell.ident();
                 out.extend(quote!(#c.push(::core::default::Default::default());));
             }

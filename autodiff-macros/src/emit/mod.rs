@@ -166,7 +166,10 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                         self.operand(value);
                         self.write(*cell);
                     }
-                    Stmt::Grow { cell } => self.write(*cell),
+                    Stmt::Grow { cell, len } => {
+                        self.operand(len);
+                        self.write(*cell);
+                    }
                     Stmt::Effect(ts) => self.mentions(ts),
                     Stmt::If { cond, then, els } => {
                         self.operand(cond);
@@ -262,10 +265,6 @@ pub(crate) struct Emitter<'a> {
     pub(crate) grown: HashSet<CellId>,
     /// Inactive loop items and the values taken from them (see `ir::inactive_items`).
     pub(crate) const_items: HashSet<VarId>,
-    /// The index a grown cell's element was last written at in the reverse sweep (the
-    /// write of `v.push(x)`), which the reverse of its `Grow`, emitted next, shrinks the
-    /// adjoint back to.
-    pub(crate) pushed_at: HashMap<CellId, TokenStream>,
     /// In `__vjp_reborrow`'s body: the variables that may borrow a re-borrowed parameter
     /// (see [`reborrow_body`]); a call handed one goes through its callee's
     /// `__vjp_reborrow`.
@@ -722,7 +721,6 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         frozen: frozen_reads(body),
         grown: grown_cells(&body.block),
         const_items: crate::ir::inactive_items(body),
-        pushed_at: HashMap::new(),
         rehand: None,
         rehand_differs: false,
         rehand_method: false,
@@ -1203,7 +1201,10 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
                     other(&index.tokens(), uses);
                     other(&value.tokens(), uses);
                 }
-                Stmt::Grow { cell } => uses.entry(*cell).or_default().other_write = true,
+                Stmt::Grow { cell, len } => {
+                    uses.entry(*cell).or_default().other_write = true;
+                    other(&len.tokens(), uses);
+                }
                 Stmt::Let { rhs, .. } => {
                     let ops: Vec<&Operand> = match rhs {
                         Rhs::Copy(o) | Rhs::Owned { of: o, .. } => vec![o],
@@ -1441,7 +1442,7 @@ pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
                     op(value, n);
                 }
                 Stmt::Effect(t) => ts(t, n),
-                Stmt::Grow { .. } => {}
+                Stmt::Grow { len, .. } => op(len, n),
                 Stmt::If { cond, then, els } => {
                     op(cond, n);
                     uses(then, n);
@@ -1671,7 +1672,7 @@ fn grown_cells(block: &Block) -> HashSet<CellId> {
     fn walk(block: &Block, out: &mut HashSet<CellId>) {
         for stmt in &block.stmts {
             match stmt {
-                Stmt::Grow { cell } => {
+                Stmt::Grow { cell, .. } => {
                     out.insert(*cell);
                 }
                 Stmt::If { then, els, .. } => {

@@ -727,9 +727,6 @@ impl Emitter<'_> {
                 }
                 let dc = cell.adjoint();
                 let i = self.operand(index);
-                if self.grown.contains(cell) {
-                    self.pushed_at.insert(*cell, quote!(#i));
-                }
                 let take = if self.grown.contains(cell) {
                     quote!(#rt::ops::grown_index_take_d0)
                 } else {
@@ -754,12 +751,10 @@ impl Emitter<'_> {
             // element rules of a grown `Vec` tolerate an adjoint of another length); the
             // adjoint shrinks back to the length before the push, so that the value the
             // `Vec` started from (`let mut v = x.to_vec();`) gets an adjoint of its length.
-            Stmt::Grow { cell } => {
-                if let Some(i) = self.pushed_at.remove(cell) {
-                    if self.body.cells[cell.0].active {
-                        let dc = cell.adjoint();
-                        out.extend(quote!(#rt::ops::grown_shrink_d0(&mut #dc, #i);));
-                    }
+            Stmt::Grow { cell, len } => {
+                if self.body.cells[cell.0].active {
+                    let (dc, len) = (cell.adjoint(), self.operand(len));
+                    out.extend(quote!(#rt::ops::grown_shrink_d0(&mut #dc, #len);));
                 }
             }
             Stmt::If { cond, then, els } => {

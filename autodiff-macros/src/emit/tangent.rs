@@ -44,9 +44,6 @@ struct Tangents<'a> {
     /// written in the macro's context, so that a type that is not `Differentiable` fails
     /// at the parameter once, not again at each call handing it on.
     plain: bool,
-    /// The items of loops over constant sequences (`for c in COEF.iter()`), which may be
-    /// references: a rule reading one reads its referent (see `reads`).
-    const_items: std::collections::HashSet<VarId>,
 }
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
@@ -61,7 +58,6 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         callees: Vec::new(),
         function: sig.ident.to_string(),
         plain: crate::plain_types::plain_guard(sig).is_some(),
-        const_items: crate::ir::inactive_items(body),
     };
     for p in &sig.params {
         // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
@@ -237,30 +233,11 @@ pub(crate) fn struct_sequence_type<'t>(
     ty: &'t syn::Type,
     type_params: &[syn::Ident],
 ) -> Option<&'t syn::Type> {
-    let elem = match ty {
-        syn::Type::Reference(r) if r.mutability.is_none() => {
-            return struct_sequence_type(&r.elem, type_params)
-        }
-        syn::Type::Paren(p) => return struct_sequence_type(&p.elem, type_params),
-        syn::Type::Slice(s) => &*s.elem,
-        syn::Type::Array(a) => &*a.elem,
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
-            if last.ident != "Vec" {
-                return None;
-            }
-            match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-                    syn::GenericArgument::Type(t) => t,
-                    _ => return None,
-                },
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    let plain = matches!(elem, syn::Type::Path(_));
-    (plain && struct_param_type(elem, type_params)).then_some(elem)
+    if matches!(ty, syn::Type::Reference(r) if r.mutability.is_some()) {
+        return None;
+    }
+    let elem = crate::signature::sequence_element(ty)?;
+    (matches!(elem, syn::Type::Path(_)) && struct_param_type(elem, type_params)).then_some(elem)
 }
 
 fn own_tangent_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
@@ -418,7 +395,7 @@ impl Tangents<'_> {
                 };
                 out.extend(quote!(#tc[#i] = #t;));
             }
-            Stmt::Grow { cell } => {
+            Stmt::Grow { cell, .. } => {
                 self.primal.fwd_stmt(out, stmt);
                 if self.body.cells[cell.0].active {
                     let tc = tangent_cell(*cell);
@@ -756,7 +733,7 @@ impl Tangents<'_> {
                 }
                 Read::Operand(i) => match &args[*i] {
                     // (an item of a constant sequence, `&f64` from `COEF.iter()`: its value)
-                    Operand::Var(v) if self.const_items.contains(v) => {
+                    Operand::Var(v) if self.primal.const_items.contains(v) => {
                         crate::emit::owned(v.ident().to_token_stream())
                     }
                     other => other.tokens(),

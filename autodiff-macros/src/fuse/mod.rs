@@ -116,7 +116,8 @@ impl Uses {
                 self.cell_reads.insert(*cell);
             }
             Stmt::Effect(ts) => self.mention(ts),
-            Stmt::Grow { cell } => {
+            Stmt::Grow { cell, len } => {
+                self.operand(len);
                 self.cell_writes.insert(*cell);
                 self.cell_reads.insert(*cell);
             }

@@ -41,15 +41,11 @@ impl Lowering<'_> {
         if let Some(v) = self.option_map(m) {
             return v;
         }
-        // `x.to_owned()` of a slice, `Vec` or array parameter: its copy, as `x.to_vec()`
-        // (ndarray's `to_owned` below is of an array)
-        if name == "to_owned" && m.args.is_empty() && self.sequence_param(&m.receiver) {
+        // `x.to_owned()` of a slice, `Vec` or array: its copy, as `x.to_vec()` (ndarray's
+        // `to_owned` below is of an array)
+        if name == "to_owned" && m.args.is_empty() && self.known_sequence(&m.receiver) {
             let x = self.operand_of(&m.receiver);
-            let active = self.operand_active(&x);
-            let v = self.new_var(active);
-            let method = m.method.clone();
-            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
-            return Value::Var(v);
+            return self.owned_copy(x, m.method.clone(), e.span());
         }
         if let Some(v) = self.array_method(e, m) {
             return v;
@@ -81,11 +77,7 @@ impl Lowering<'_> {
             // a copy (of a sequence, owned; `clone` as written: of a reference, the
             // reference), its gradient the copy's
             let x = self.operand(recv, m.receiver.span());
-            let active = self.operand_active(&x);
-            let v = self.new_var(active);
-            let method = m.method.clone();
-            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
-            return Value::Var(v);
+            return self.owned_copy(x, m.method.clone(), e.span());
         }
         let mut args = vec![self.operand(recv, m.receiver.span())];
         for a in &m.args {
@@ -213,7 +205,10 @@ impl Lowering<'_> {
         let index = self.inactive(quote!(#c.len()), e.span());
         let index = self.operand(index, e.span());
         self.snapshots.remove(&cell);
-        self.block.stmts.push(Stmt::Grow { cell });
+        self.block.stmts.push(Stmt::Grow {
+            cell,
+            len: index.clone(),
+        });
         if self.operand_active(&value) {
             self.found_active_cells
                 .insert(active_key(self.cell_keys[cell.0]));
@@ -328,14 +323,28 @@ impl Lowering<'_> {
         Some(Value::Var(v))
     }
 
-    /// Whether `e` names a parameter of a slice, `Vec` or fixed-size array type.
-    fn sequence_param(&self, e: &syn::Expr) -> bool {
+    /// A copy of `x` made by `method` (`to_vec`, `to_owned`, `clone`), its gradient the
+    /// copy's.
+    fn owned_copy(&mut self, x: Operand, method: syn::Ident, span: Span) -> Value {
+        let v = self.new_var(self.operand_active(&x));
+        self.push(v, None, Rhs::Owned { of: x, method }, span);
+        Value::Var(v)
+    }
+
+    /// Whether `e` names a value known to be a slice, `Vec` or fixed-size array (see
+    /// `Lowering::sequences`: a parameter of such a type among them).
+    fn known_sequence(&self, e: &syn::Expr) -> bool {
         let syn::Expr::Path(p) = e else { return false };
         let Some(id) = p.path.get_ident() else {
             return false;
         };
-        self.sequence_params.contains(&id.to_string())
-            && matches!(self.lookup(&id.to_string()), Some(Binding::Value(_)))
+        match self.lookup(&id.to_string()) {
+            Some(Binding::Value(v)) => match v.clone().deref() {
+                Value::Var(v) => self.sequences.contains(&v),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// `&w` of a local `w` holding no differentiable value (`let w = vec![1.0, 2.0];`): a
@@ -508,11 +517,7 @@ impl Lowering<'_> {
             && matches!(&func.qself, Some(q) if matches!(&*q.ty, syn::Type::Slice(_)));
         if (vec_from || slice_to_vec) && c.args.len() == 1 && self.references_active(&c.args[0]) {
             let x = self.operand_of(&c.args[0]);
-            let active = self.operand_active(&x);
-            let v = self.new_var(active);
-            let method = syn::Ident::new("to_vec", last.span());
-            self.push(v, None, Rhs::Owned { of: x, method }, e.span());
-            return Value::Var(v);
+            return self.owned_copy(x, syn::Ident::new("to_vec", last.span()), e.span());
         }
         // `std::mem::swap(&mut a, &mut b)` of two `let mut` locals: each written the other's
         // value

@@ -647,11 +647,7 @@ pub(super) fn vec_literals(block: &syn::Block) -> syn::Block {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             syn::visit_mut::visit_expr_mut(self, e);
             let syn::Expr::Macro(m) = &*e else { return };
-            if !m.mac.path.is_ident("vec") {
-                return;
-            }
-            let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
-            let Ok(items) = m.mac.parse_body_with(parser) else {
+            let Some(items) = crate::sources::vec_list(&m.mac) else {
                 return;
             };
             // (a source read, `__autodiff_source_read!(w)`, is an element like any other)

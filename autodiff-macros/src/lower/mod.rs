@@ -79,8 +79,6 @@ pub struct Lowering<'a> {
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
     numeric_params: HashSet<String>,
-    /// The parameters of a slice, `Vec` or fixed-size array type (by value or reference).
-    sequence_params: HashSet<String>,
     /// Values known to be sequences (a `vec![…]`, a copy by `to_vec`, a sub-slice, a
     /// sequence parameter), which `vec![…]` of them cannot hold yet.
     sequences: HashSet<VarId>,
@@ -258,12 +256,6 @@ fn lower_pass(
             .map(|p| p.name.clone())
             .collect(),
         sequences: HashSet::new(),
-        sequence_params: sig
-            .params
-            .iter()
-            .filter(|p| sequence_type(&p.ty))
-            .map(|p| p.name.clone())
-            .collect(),
         float_type: {
             let floats = crate::signature::float_type_params(generics, None);
             (floats.len() == 1).then(|| floats[0].clone())
@@ -367,15 +359,7 @@ fn maybe_array_key(key: usize) -> usize {
 
 /// A slice, `Vec` or fixed-size array type, behind references.
 fn sequence_type(ty: &syn::Type) -> bool {
-    match ty {
-        syn::Type::Reference(r) => sequence_type(&r.elem),
-        syn::Type::Paren(p) => sequence_type(&p.elem),
-        syn::Type::Slice(_) | syn::Type::Array(_) => true,
-        syn::Type::Path(p) => {
-            p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Vec")
-        }
-        _ => false,
-    }
+    crate::signature::sequence_element(ty).is_some()
 }
 
 fn node_key<T>(node: &T) -> usize {
@@ -449,36 +433,17 @@ fn is_array_alias(name: &str, args: &syn::PathArguments, type_params: &[String])
 /// A sequence whose elements are sequences or structs (`&[Vec<f64>]`, `&[Point]`): an
 /// element read borrows the element, which is not `Copy`.
 fn rows_are_sequences(ty: &syn::Type, type_params: &[String]) -> bool {
-    fn strip(t: &syn::Type) -> &syn::Type {
-        match t {
-            syn::Type::Reference(r) => strip(&r.elem),
-            syn::Type::Paren(p) => strip(&p.elem),
-            syn::Type::Group(g) => strip(&g.elem),
-            other => other,
-        }
-    }
-    fn vec_elem(t: &syn::Type) -> Option<&syn::Type> {
-        let syn::Type::Path(p) = t else { return None };
-        let last = p.path.segments.last()?;
-        match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
-                match a.args.first()? {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-    let elem = match strip(ty) {
-        syn::Type::Slice(s) => &*s.elem,
-        syn::Type::Array(a) => &*a.elem,
-        other => match vec_elem(other) {
-            Some(e) => e,
-            None => return false,
-        },
+    let Some(mut elem) = crate::signature::sequence_element(ty) else {
+        return false;
     };
-    let elem = strip(elem);
+    loop {
+        elem = match elem {
+            syn::Type::Reference(r) => &r.elem,
+            syn::Type::Paren(p) => &p.elem,
+            syn::Type::Group(g) => &g.elem,
+            _ => break,
+        };
+    }
     let strukt = match elem {
         syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().is_some_and(|s| {
             let name = s.ident.to_string();
@@ -488,7 +453,7 @@ fn rows_are_sequences(ty: &syn::Type, type_params: &[String]) -> bool {
         }),
         _ => false,
     };
-    matches!(elem, syn::Type::Slice(_)) || vec_elem(elem).is_some() || strukt
+    matches!(elem, syn::Type::Slice(_)) || crate::signature::vec_element(elem).is_some() || strukt
 }
 
 fn is_literal(e: &syn::Expr) -> bool {
@@ -918,7 +883,9 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
         |ts: &TokenStream, out: &mut HashSet<CellId>| out.extend(CellId::mentioned_in(ts));
     for stmt in &block.stmts {
         match stmt {
-            Stmt::WriteCell { cell, .. } | Stmt::WriteIndex { cell, .. } | Stmt::Grow { cell } => {
+            Stmt::WriteCell { cell, .. }
+            | Stmt::WriteIndex { cell, .. }
+            | Stmt::Grow { cell, .. } => {
                 out.insert(*cell);
             }
             Stmt::Let {

@@ -166,32 +166,20 @@ impl Lowering<'_> {
                     // computes it): lowered so, the captured values differentiable too
                     let param = closure_param(c).filter(|p| {
                         // (the argument read: `|v| m` is no array)
-                        fn mentions(ts: proc_macro2::TokenStream, name: &str) -> bool {
-                            ts.into_iter().any(|t| match t {
-                                proc_macro2::TokenTree::Ident(i) => i == name,
-                                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
-                                _ => false,
-                            })
-                        }
-                        mentions(quote::ToTokens::to_token_stream(&*c.body), p)
+                        crate::derive_dual::mentions(c.body.to_token_stream(), p)
                     });
-                    if let (Some(param), true) = (param, elementwise(&c.body)) {
-                        if m.method == "mapv" {
-                            self.scopes.push(std::collections::HashMap::new());
-                            let value = match x {
-                                Operand::Var(v) => Value::Var(v),
-                                Operand::Inline(e) => Value::Inline(e),
-                                _ => {
-                                    self.scopes.pop();
-                                    self.errors.push_spanned(f, diag::mapv_capture(name));
-                                    return Value::Inline(syn::parse_quote!(()));
-                                }
-                            };
-                            self.bind(&param, Binding::Value(value));
-                            let out = self.value_of(&c.body);
-                            self.scopes.pop();
-                            return out;
-                        }
+                    let whole = match &x {
+                        Operand::Var(v) => Some(Value::Var(*v)),
+                        Operand::Inline(e) => Some(Value::Inline(e.clone())),
+                        _ => None,
+                    };
+                    let elementwise = m.method == "mapv" && elementwise(&c.body);
+                    if let (Some(param), Some(whole), true) = (param, whole, elementwise) {
+                        self.scopes.push(std::collections::HashMap::new());
+                        self.bind(&param.to_string(), Binding::Value(whole));
+                        let out = self.value_of(&c.body);
+                        self.scopes.pop();
+                        return out;
                     }
                     self.errors.push_spanned(f, diag::mapv_capture(name));
                     return Value::Inline(syn::parse_quote!(()));
@@ -237,13 +225,13 @@ impl Lowering<'_> {
 }
 
 /// The name a closure's one parameter binds (`|v|`, `|v: f64|`).
-fn closure_param(c: &syn::ExprClosure) -> Option<String> {
+fn closure_param(c: &syn::ExprClosure) -> Option<&syn::Ident> {
     let pat = match c.inputs.first()? {
         syn::Pat::Type(t) => &*t.pat,
         p => p,
     };
     match pat {
-        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.to_string()),
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(&i.ident),
         _ => None,
     }
 }
