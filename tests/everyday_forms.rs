@@ -678,3 +678,202 @@ fn mapv_closures_reading_locals() {
     let (_, dy) = jvp!(standardised)(&a(&v), 0.7, &a(&[1.0, 0.0, -1.0]), 0.5);
     assert!(close(dy, gx[0] - gx[2] + 0.5 * gs, 1e-13));
 }
+
+// ---------------------------------------------------------------------------------------
+// The ends of a sequence, `extend`, skipped enumerations, copies collected
+// ---------------------------------------------------------------------------------------
+
+/// `x₀·xₙ₋₁ + x₁`, the ends by `first()`/`last()`.
+#[differentiable]
+fn ends_product(x: &[f64]) -> f64 {
+    let a = *x.first().unwrap();
+    let b = x.last().copied().expect("not empty");
+    a * b + x[1]
+}
+
+/// `x₀ · Σ x₁…` by `split_first`, plus `xₙ₋₁ · x₀` by `split_last`.
+#[differentiable]
+fn split_ends(x: &[f64]) -> f64 {
+    let (head, tail) = x.split_first().unwrap();
+    let (last, init) = x.split_last().unwrap();
+    head * tail.iter().sum::<f64>() + last * init[0]
+}
+
+/// `Σ v²` of `x` then `y` gathered into one `Vec` by `extend_from_slice` and `extend`.
+#[differentiable]
+fn extended(x: &[f64], y: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    v.extend_from_slice(x);
+    v.extend(y.iter().copied());
+    v.extend_from_slice(&x[1..]);
+    v.iter().map(|t| t * t).sum::<f64>() + v[x.len()] * v[0]
+}
+
+/// `Σᵢ₌₁ xᵢ xᵢ₋₁`, the loop enumerated then skipped (the index still counts from 0).
+#[differentiable]
+fn neighbours_skipped(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.iter().enumerate().skip(1) {
+        s += v * x[i - 1];
+    }
+    for (i, (a, b)) in x.iter().zip(x.iter().rev()).enumerate().take(2) {
+        s += (i + 1) as f64 * a * b;
+    }
+    s
+}
+
+/// `x` reversed into a `Vec` by `.rev().copied().collect()`.
+#[differentiable]
+fn reversed_weights(x: &[f64]) -> f64 {
+    let r: Vec<f64> = x.iter().rev().copied().collect();
+    3.0 * r[0] + r[2] * r[1]
+}
+
+#[test]
+fn ends_extends_skipped_enumerations_and_copies_collected() {
+    let x = [0.3, -0.7, 1.1, 0.4];
+    let y = [0.5, 2.0];
+    // by hand: ∂/∂x₀ = x₃, ∂/∂x₁ = 1, ∂/∂x₃ = x₀
+    let g = gradients_function!(ends_product)(&x);
+    assert_eq!(g, vec![x[3], 1.0, 0.0, x[0]]);
+    assert_matches_differences("ends", &g, ends_product, &x);
+    let g = gradients_function!(split_ends)(&x);
+    assert_matches_differences("split_ends", &g, split_ends, &x);
+    let (gx, gy) = gradients_function!(extended)(&x, &y);
+    assert_matches_differences("extended x", &gx, |x| extended(x, &y), &x);
+    assert_matches_differences("extended y", &gy, |y| extended(&x, y), &y);
+    // by hand for y: 2y (once in v) and v[4] = y₀ times v[0] = x₀
+    assert!(close(gy[0], 2.0 * y[0] + x[0], 1e-12) && close(gy[1], 2.0 * y[1], 1e-12));
+    let g = gradients_function!(neighbours_skipped)(&x);
+    assert_matches_differences("neighbours", &g, neighbours_skipped, &x);
+    let g = gradients_function!(reversed_weights)(&x);
+    // r = (x₃, x₂, x₁, x₀): 3 x₃ + x₁ x₂
+    assert_eq!(g, vec![0.0, x[2], x[1], 3.0]);
+    // `vjp!` and `jvp!` reach them too
+    let (value, pullback) = vjp!(split_ends)(&x);
+    assert_eq!(value, split_ends(&x));
+    assert_eq!(
+        pullback(2.0),
+        gradients_function!(split_ends)(&x)
+            .iter()
+            .map(|g| 2.0 * g)
+            .collect::<Vec<_>>()
+    );
+    let t = [1.0, -0.5, 0.25, 2.0];
+    let (value, tangent) = jvp!(extended)(&x, &y, &t, &[0.0, 0.0]);
+    assert_eq!(value, extended(&x, &y));
+    let along: f64 = gx.iter().zip(&t).map(|(a, b)| a * b).sum();
+    assert!(close(tangent, along, 1e-12));
+}
+
+#[test]
+#[should_panic]
+fn the_last_of_an_empty_slice_panics_in_the_derivative_too() {
+    let _ = gradients_function!(ends_product)(&[]);
+}
+
+// ---------------------------------------------------------------------------------------
+// `impl Trait` parameters, captured variables in nested closures, methods handed constants
+// ---------------------------------------------------------------------------------------
+
+/// `Σ wᵢ xᵢ` with the weights from a function argument written `impl Fn`.
+#[differentiable]
+fn weighted_by(x: &[f64], weight: impl Fn(usize) -> f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += weight(i) * x[i] * x[i];
+    }
+    s
+}
+
+/// The same weights through `&impl Fn` and a `map` closure.
+#[differentiable]
+fn weighted_by_ref(x: &[f64], weight: &impl Fn(f64) -> f64) -> f64 {
+    x.iter().map(|v| weight(2.0) * v.sin()).sum()
+}
+
+/// `Σ cₖ x^(n−k)` by Horner's rule over an iterator of constants written `impl Iterator`.
+#[differentiable]
+fn horner_of(x: f64, coefficients: impl Iterator<Item = f64>) -> f64 {
+    let mut acc = 0.0;
+    for c in coefficients {
+        acc = acc * x + c;
+    }
+    acc
+}
+
+pub struct Polynomial {
+    pub coefficients: Vec<f64>,
+}
+
+#[differentiable]
+impl Polynomial {
+    /// `Σ cₖ tᵏ` by Horner's rule.
+    pub fn at(&self, t: f64) -> f64 {
+        let mut acc = 0.0;
+        for c in self.coefficients.iter().rev() {
+            acc = acc * t + c;
+        }
+        acc
+    }
+
+    /// `c₀ ⟨(1, 2, 3), x⟩`, through a sibling method handed a constant local `Vec`.
+    pub fn weighted(&self, x: &[f64]) -> f64 {
+        let w = vec![1.0, 2.0, 3.0];
+        self.scaled_dot(&w, x)
+    }
+
+    pub fn scaled_dot(&self, w: &[f64], x: &[f64]) -> f64 {
+        w.iter()
+            .zip(x)
+            .map(|(a, b)| a * b * self.coefficients[0])
+            .sum()
+    }
+}
+
+/// A method of a constant parameter handed a constant local `Vec` beside `x`.
+#[differentiable]
+fn through_a_parameter_method(#[no_grad] p: &Polynomial, x: &[f64]) -> f64 {
+    let w = vec![0.5, -1.0, 2.0];
+    p.scaled_dot(&w, x) * p.at(x[0])
+}
+
+#[test]
+fn impl_trait_parameters_and_methods_handed_constants() {
+    let x = [0.3, -0.7, 1.1];
+    let g = gradients_function!(weighted_by, params = ["x"])(&x, |i| i as f64 + 1.0);
+    // by hand: 2 (i + 1) xᵢ
+    assert_eq!(g, vec![2.0 * x[0], 4.0 * x[1], 6.0 * x[2]]);
+    // 2x² − x + 3: 4x − 1
+    let g = gradients_function!(horner_of, params = ["x"])(1.5, [2.0, -1.0, 3.0].into_iter());
+    assert_eq!(g, 5.0);
+    let g = gradients_function!(weighted_by_ref, params = ["x"])(&x, &|t: f64| t * t);
+    assert_matches_differences("by_ref", &g, |x| weighted_by_ref(x, &|t: f64| t * t), &x);
+    let p = Polynomial {
+        coefficients: vec![1.5, 0.5, -0.3],
+    };
+    let g = gradients_function!(Polynomial::weighted, params = ["x"])(&p, &x);
+    assert_eq!(g, vec![1.5, 3.0, 4.5]);
+    let g = gradients_function!(through_a_parameter_method, params = ["x"])(&p, &x);
+    assert_matches_differences("method", &g, |x| through_a_parameter_method(&p, x), &x);
+}
+
+#[test]
+fn captured_variables_inside_nested_closures() {
+    let w = Variable::new(0.5);
+    let data = vec![1.0, 2.0, 3.0];
+    let f = differentiable_closure!(|| data.iter().map(|d| (w * d - 1.0).powi(2)).sum::<f64>());
+    assert_eq!(
+        f(),
+        data.iter().map(|d| (0.5 * d - 1.0).powi(2)).sum::<f64>()
+    );
+    let grads = implicit_gradients(&f)();
+    // by hand: Σ 2 (w d − 1) d
+    let want: f64 = data.iter().map(|d| 2.0 * (0.5 * d - 1.0) * d).sum();
+    assert!(close(grads.get(&w).unwrap(), want, 1e-12));
+    let fd = autodiff::check::finite_difference(
+        |q| data.iter().map(|d| (q[0] * d - 1.0).powi(2)).sum::<f64>(),
+        &[0.5],
+    );
+    assert!(close(want, fd[0], 1e-6));
+}

@@ -86,6 +86,9 @@ pub const CLOSURE_EXPRESSION: &str =
     "closures capturing differentiable values are not supported in differentiable code \
      yet";
 pub const UNSUPPORTED_EXPRESSION: &str = "this expression is not supported in differentiable code";
+pub const STRUCT_UPDATE: &str =
+    "a struct literal with `..base` cannot be differentiated yet: write every field \
+     (`Point { x: a, y: base.y }`)";
 pub const INDEX_UNNAMED: &str =
     "indexing is supported on a slice, `Vec` or array named by a parameter or local \
      variable; bind this value to a name first";

@@ -190,7 +190,7 @@ pub fn companions(
         })
         .collect();
     let output = &sig.output;
-    let output_tangent = crate::signature::output_tangent_type(output);
+    let output_tangent = crate::signature::output_tangent_type(output, &sig.generics);
     let (gen_named, _, where_named) = sig.generics_named.split_for_impl();
     let turbofish = crate::companions::type_and_const_args(&sig.generics);
 

@@ -294,6 +294,13 @@ pub enum Prim {
     },
     /// `x as f32` / `x as f64`.
     Cast { ty: Box<syn::Type> },
+    /// A struct literal, `Point { x: a, y: b }` (a derived `Differentiable` struct): one
+    /// operand per member, in order; the adjoint of operand `k` is member `k` of the
+    /// result's tangent, its tangent member `k` of the result's.
+    Struct {
+        path: Box<syn::Path>,
+        members: Vec<syn::Member>,
+    },
     /// An array operation (`dot`, `t`, `sum`, `mean`, `sum_axis`, `mapv`, …): forward
     /// `ops::tensor::<rule>(&operands…)` on the first `fwd_args` operands (the others feed
     /// the rule only), reverse `ops::tensor::<rule>_d<k>`.
@@ -311,7 +318,7 @@ impl Prim {
                 Some(rule)
             }
             Prim::Neg => Some(&rules::NEG),
-            Prim::Cast { .. } => None,
+            Prim::Cast { .. } | Prim::Struct { .. } => None,
         }
     }
 }

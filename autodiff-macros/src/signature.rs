@@ -754,22 +754,101 @@ impl Signature {
 /// The type of an output's tangent as forward mode returns it: the output's own type,
 /// except that an `Option<T>` or `Result<T, E>` has `T`'s (the value carries the
 /// derivative, `None` and the error path none).
-pub fn output_tangent_type(ty: &syn::Type) -> syn::Type {
-    if let syn::Type::Path(p) = ty {
-        if let Some(last) = p.path.segments.last() {
+pub fn output_tangent_type(ty: &syn::Type, generics: &syn::Generics) -> syn::Type {
+    let projected = || syn::parse_quote!(<#ty as ::autodiff::__private::Differentiable>::Tangent);
+    match ty {
+        syn::Type::Paren(p) => output_tangent_type(&p.elem, generics),
+        syn::Type::Tuple(t) if !t.elems.is_empty() => {
+            let elems = t.elems.iter().map(|e| output_tangent_type(e, generics));
+            syn::parse_quote!((#(#elems,)*))
+        }
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return ty.clone();
+            };
             if last.ident == "Option" || last.ident == "Result" {
                 if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
                     if let Some(syn::GenericArgument::Type(inner)) = a.args.first() {
-                        return output_tangent_type(inner);
+                        return output_tangent_type(inner, generics);
                     }
                 }
             }
             // nalgebra's points (a vector's tangent) and unit quaternions (a quaternion)
             let name = last.ident.to_string();
-            if name.starts_with("Point") || name == "OPoint" || name.starts_with("Unit") {
-                return syn::parse_quote!(<#ty as ::autodiff::__private::Differentiable>::Tangent);
+            let args = !matches!(last.arguments, syn::PathArguments::None);
+            if args && (name.starts_with("Point") || name == "OPoint" || name.starts_with("Unit")) {
+                return projected();
+            }
+            // a type parameter, and the types that are their own tangents: floats, `Vec`s,
+            // ndarray's and nalgebra's arrays
+            let param =
+                p.path.segments.len() == 1 && generics.type_params().any(|t| t.ident == last.ident);
+            let own = prims::is_float_type_name(&name)
+                || prims::is_constant_type_name(&name)
+                || matches!(
+                    name.as_str(),
+                    "Vec" | "ArrayBase" | "ArrayD" | "Array" | "ArcArray"
+                )
+                || (name.starts_with("Array") && name[5..].chars().all(|c| c.is_ascii_digit()))
+                || (args
+                    && [
+                        "Matrix",
+                        "Vector",
+                        "RowVector",
+                        "DVector",
+                        "DMatrix",
+                        "SVector",
+                        "SMatrix",
+                        "OMatrix",
+                        "OVector",
+                        "Quaternion",
+                        "Complex",
+                    ]
+                    .iter()
+                    .any(|n| name.starts_with(n)));
+            if param || own {
+                ty.clone()
+            } else {
+                // a derived `Differentiable` struct (`State`, `Self`): its `…Tangent`
+                projected()
+            }
+        }
+        _ => ty.clone(),
+    }
+}
+
+/// `impl Trait` in a parameter's type (`f: impl Fn(usize) -> f64`, `it: &mut impl
+/// Iterator<Item = f64>`) named as the type parameter it is (`__AutodiffImpl0: Fn(usize) ->
+/// f64`), which the companions can then name, call and forward as any generic parameter.
+/// The function means what it meant; only a caller's turbofish, which could not name the
+/// `impl Trait` parameters, would now have to.
+pub(crate) fn name_impl_trait_parameters(sig: &mut syn::Signature) {
+    struct Name<'a> {
+        generics: &'a mut Vec<syn::GenericParam>,
+    }
+    impl syn::visit_mut::VisitMut for Name<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            syn::visit_mut::visit_type_mut(self, ty);
+            if let syn::Type::ImplTrait(t) = ty {
+                let name = quote::format_ident!("__AutodiffImpl{}", self.generics.len());
+                let bounds = &t.bounds;
+                self.generics.push(syn::parse_quote!(#name: #bounds));
+                *ty = syn::parse_quote!(#name);
             }
         }
     }
-    ty.clone()
+    let mut named = Vec::new();
+    for input in sig.inputs.iter_mut() {
+        if let syn::FnArg::Typed(pt) = input {
+            if contains_impl_trait(&pt.ty) {
+                syn::visit_mut::VisitMut::visit_type_mut(
+                    &mut Name {
+                        generics: &mut named,
+                    },
+                    &mut pt.ty,
+                );
+            }
+        }
+    }
+    sig.generics.params.extend(named);
 }

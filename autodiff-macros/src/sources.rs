@@ -238,7 +238,11 @@ impl VisitMut for Marker<'_> {
         }
     }
 
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    /// A closure's body reads captured variables like the code around it
+    /// (`data.iter().map(|d| w * d)`: the lowering inlines it where it is consumed).
+    fn visit_expr_closure_mut(&mut self, c: &mut syn::ExprClosure) {
+        self.visit_expr_mut(&mut c.body);
+    }
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
     /// A local closure (`let g = |v| w * v;`) is inlined where it is called: its body

@@ -133,6 +133,12 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
                 Prim::Method {
                     callee: Some(path), ..
                 } => quote::quote_spanned!(span=> #path(#(#a),*)),
+                Prim::Struct { path, members } => {
+                    // (each member a copy: the operands may be read again)
+                    quote::quote_spanned!(span=> #path {
+                        #(#members: ::core::clone::Clone::clone(&#a)),*
+                    })
+                }
                 Prim::Cast { ty } => {
                     let x = &a[0];
                     let is_float_name = matches!(&**ty, syn::Type::Path(p)

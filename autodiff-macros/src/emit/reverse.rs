@@ -316,7 +316,7 @@ impl Emitter<'_> {
                             .map(|&k| (k, &args[k]))
                             .find(|(k, a)| {
                                 self.active_var(a).is_some()
-                                    && !matches!(prim, Prim::Cast { .. })
+                                    && !matches!(prim, Prim::Cast { .. } | Prim::Struct { .. })
                                     && !prim.rule().is_some_and(|r| r.constant_operand(*k))
                             })
                             .map(|(k, _)| k);
@@ -330,6 +330,19 @@ impl Emitter<'_> {
                             }
                             let rule = match prim.rule() {
                                 Some(rule) => rule,
+                                None if matches!(prim, Prim::Struct { .. }) => {
+                                    let Prim::Struct { members, .. } = prim else {
+                                        unreachable!("a struct literal")
+                                    };
+                                    let m = &members[k];
+                                    self.contribute(
+                                        out,
+                                        u,
+                                        quote!(::core::clone::Clone::clone(&#dy.#m)),
+                                        false,
+                                    );
+                                    continue;
+                                }
                                 None => {
                                     let d = u.adjoint();
                                     if self.initialized.insert(u) {

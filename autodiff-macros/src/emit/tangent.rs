@@ -121,7 +121,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
     let tangent_ty = match &sig.output {
         syn::Type::Infer(_) => quote!(),
         ty => {
-            let t = crate::signature::output_tangent_type(ty);
+            let t = crate::signature::output_tangent_type(ty, &sig.generics);
             quote!(: #t)
         }
     };
@@ -681,6 +681,20 @@ impl Tangents<'_> {
             quote!(#rt::zero_tangent(&#v))
         };
         let Some(rule) = prim.rule() else {
+            // a struct literal: its zero with the members of tangent
+            if let Prim::Struct { members, .. } = prim {
+                let v = dst.ident();
+                let t = quote::format_ident!("__autodiff_tangent");
+                let set = members.iter().zip(args).filter_map(|(m, a)| {
+                    let ta = self.operand_tangent(a)?;
+                    Some(quote!(#t.#m = #ta;))
+                });
+                return quote!({
+                    let mut #t = #rt::zero_tangent(&#v);
+                    #(#set)*
+                    #t
+                });
+            }
             // a cast between float types
             let Prim::Cast { ty } = prim else {
                 return zero;

@@ -80,10 +80,15 @@ impl Lowering<'_> {
             return self.owned_copy(x, m.method.clone(), e.span());
         }
         let mut args = vec![self.operand(recv, m.receiver.span())];
+        let sibling = on_self && rules::method_rule(&name).is_none();
         for a in &m.args {
-            args.push(self.operand_of(a));
+            // (`self.helper(&w)` of a constant local: see `constant_local_ref`)
+            match self.constant_local_ref(a).filter(|_| sibling) {
+                Some(local) => args.push(local),
+                None => args.push(self.operand_of(a)),
+            }
         }
-        if on_self && rules::method_rule(&name).is_none() {
+        if sibling {
             // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
             let method = &m.method;
             let turbofish = &m.turbofish;
@@ -314,7 +319,10 @@ impl Lowering<'_> {
         // `d.det(&m)`: as a function's call `det(&m)`
         let mut args = args;
         for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
-            *arg = self.by_reference(a, arg.clone());
+            *arg = match self.constant_local_ref(a) {
+                Some(local) => local,
+                None => self.by_reference(a, arg.clone()),
+            };
         }
         let v = self.new_var(true);
         let maybe_array = self.method_result_maybe_array(&args);

@@ -170,6 +170,7 @@ impl Lowering<'_> {
                 self.literal_cell(e, node_key(a), items, false)
             }
             syn::Expr::Repeat(r) => self.array_repeat(e, r),
+            syn::Expr::Struct(s) => self.struct_literal(e, s),
             _ => self.unsupported(e, diag::UNSUPPORTED_EXPRESSION),
         }
     }
@@ -240,7 +241,10 @@ impl Lowering<'_> {
         }
         let l = self.operand_of(&b.left);
         let r = self.operand_of(&b.right);
-        if !self.operand_active(&l) && !self.operand_active(&r) {
+        // (an integer literal on either side makes it integer arithmetic, which Rust never
+        // mixes with floats: `s.steps + 1` of a struct's counter)
+        let integer = integer_literal(&b.left) || integer_literal(&b.right);
+        if integer || !self.operand_active(&l) && !self.operand_active(&r) {
             // constants on both sides (an integer computed from a cast, …): as written
             let (lt, rt, op) = (l.tokens(), r.tokens(), &b.op);
             return self.inactive(quote_spanned!(e.span()=> #lt #op #rt), e.span());
@@ -682,5 +686,113 @@ fn vec_literal_items(c: &syn::ExprCall) -> Option<&syn::ExprArray> {
     match (ours, c.args.first()) {
         (true, Some(syn::Expr::Array(a))) if c.args.len() == 1 => Some(a),
         _ => None,
+    }
+}
+
+/// The ends of a sequence named by a path or field, read as what they are: before lowering,
+/// `x.first().unwrap()` becomes `&x[0]`, `x.last().unwrap()` `&x[x.len() - 1]` (also with
+/// `.expect(…)`, and as values with `.copied()`/`.cloned()` before it), and
+/// `x.split_first().unwrap()` / `x.split_last().unwrap()` the pair of the end and the rest
+/// (`(&x[0], &x[1..])`) — forms the lowering knows, whose adjoints are the same element and
+/// sub-slice of `x`'s. An empty sequence panics in the derivative as `unwrap` does in the
+/// function, at the same line. Ends taken in other ways (`if let Some(v) = x.last()`) are
+/// left as written.
+pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
+    struct Rewrite;
+    impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            if let Some(new) = sequence_end(e) {
+                *e = new;
+            }
+        }
+    }
+    let mut out = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
+    out
+}
+
+/// One rewrite of [`sequence_ends`].
+fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(unwrap) = e else {
+        return None;
+    };
+    let unwraps = (unwrap.method == "unwrap" && unwrap.args.is_empty())
+        || (unwrap.method == "expect" && unwrap.args.len() == 1);
+    if !unwraps {
+        return None;
+    }
+    let (end, by_value) = match &*unwrap.receiver {
+        syn::Expr::MethodCall(c)
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+        {
+            (&*c.receiver, true)
+        }
+        other => (other, false),
+    };
+    let syn::Expr::MethodCall(end) = end else {
+        return None;
+    };
+    if !end.args.is_empty() || end.turbofish.is_some() {
+        return None;
+    }
+    // (named, so reading it twice reads the same sequence)
+    let seq = &*end.receiver;
+    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+        return None;
+    }
+    let span = unwrap.method.span();
+    let last = quote_spanned!(span=> (#seq.len() - 1));
+    let element = match end.method.to_string().as_str() {
+        "first" => quote_spanned!(span=> #seq[0]),
+        "last" => quote_spanned!(span=> #seq[#last]),
+        "split_first" if !by_value => {
+            return Some(syn::parse_quote_spanned!(span=> (&#seq[0], &#seq[1..])));
+        }
+        "split_last" if !by_value => {
+            return Some(syn::parse_quote_spanned!(span=> (&#seq[#last], &#seq[..#last])));
+        }
+        _ => return None,
+    };
+    Some(if by_value {
+        syn::parse_quote_spanned!(span=> #element)
+    } else {
+        syn::parse_quote_spanned!(span=> &#element)
+    })
+}
+
+impl Lowering<'_> {
+    /// `Point { x: a, y: b }` of differentiable values: a value of a derived
+    /// `Differentiable` struct made of them (see `Prim::Struct`). `..base` is refused: its
+    /// members are not written here.
+    fn struct_literal(&mut self, e: &syn::Expr, s: &syn::ExprStruct) -> Value {
+        if let Some(rest) = &s.rest {
+            return self.unsupported(rest, diag::STRUCT_UPDATE);
+        }
+        if s.qself.is_some() {
+            return self.unsupported(e, diag::UNSUPPORTED_EXPRESSION);
+        }
+        let members = s.fields.iter().map(|f| f.member.clone()).collect();
+        let args = s.fields.iter().map(|f| self.operand_of(&f.expr)).collect();
+        let path = Box::new(s.path.clone());
+        let v = self.prim(Prim::Struct { path, members }, args, e.span());
+        if let Value::Var(v) = v {
+            self.vars[v.0].maybe_array = true;
+        }
+        v
+    }
+}
+
+/// An integer literal (`1`, `2usize`, `-3`; not `1f64`).
+fn integer_literal(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => !matches!(i.suffix(), "f32" | "f64"),
+        syn::Expr::Paren(p) => integer_literal(&p.expr),
+        syn::Expr::Group(g) => integer_literal(&g.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => integer_literal(&u.expr),
+        _ => false,
     }
 }

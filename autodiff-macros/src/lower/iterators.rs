@@ -15,6 +15,7 @@ pub(super) struct Source {
     pub ops: Vec<SourceOp>,
 }
 
+#[derive(Clone)]
 pub(super) enum SourceOp {
     Skip(syn::Expr),
     Take(syn::Expr),
@@ -23,10 +24,13 @@ pub(super) enum SourceOp {
 
 /// The forms of iteration over a differentiable sequence the lowering turns into indexed
 /// loops: one source (`x.iter()`, `x`, `&x[1..n - 1]`, `x.iter().rev().skip(1)`), or two
-/// zipped (`x.iter().zip(x.iter().skip(1))`), optionally `.enumerate()`d last.
+/// zipped (`x.iter().zip(x.iter().skip(1))`), optionally `.enumerate()`d, then
+/// `.skip(n)`/`.take(n)` of the pairs (`x.iter().enumerate().skip(1)`: the index counts
+/// from the skipped items, `skipped` adds them back).
 pub(super) struct Chain {
     pub sources: Vec<Source>,
     pub enumerate: bool,
+    pub skipped: Vec<syn::Expr>,
 }
 
 /// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
@@ -164,12 +168,34 @@ pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
             return Some(Chain {
                 sources: vec![a, b],
                 enumerate: false,
+                skipped: Vec::new(),
             });
+        }
+        // `.skip(n)`/`.take(n)` of enumerated or zipped items: the same on every source
+        // (one source alone keeps them as its own adapters, below)
+        let op = match m.method.to_string().as_str() {
+            "skip" if m.args.len() == 1 => Some(SourceOp::Skip(m.args[0].clone())),
+            "take" if m.args.len() == 1 => Some(SourceOp::Take(m.args[0].clone())),
+            _ => None,
+        };
+        if let Some(op) = op {
+            if let Some(mut c) = chain_iter(&m.receiver) {
+                if c.enumerate || c.sources.len() == 2 {
+                    for s in &mut c.sources {
+                        s.ops.push(op.clone());
+                    }
+                    if let (true, SourceOp::Skip(n)) = (c.enumerate, &op) {
+                        c.skipped.push(n.clone());
+                    }
+                    return Some(c);
+                }
+            }
         }
     }
     Some(Chain {
         sources: vec![source(e)?],
         enumerate: false,
+        skipped: Vec::new(),
     })
 }
 
@@ -324,6 +350,7 @@ impl Lowering<'_> {
         };
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
         let enumerate = chain.enumerate;
+        let skipped: Vec<syn::Expr> = chain.skipped.iter().map(|n| self.renamed(n)).collect();
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
@@ -359,7 +386,14 @@ impl Lowering<'_> {
                 } else {
                     elems.remove(0)
                 };
-                Value::Tuple(vec![Value::Var(k), item])
+                let index = if skipped.is_empty() {
+                    Value::Var(k)
+                } else {
+                    // (the items skipped after `.enumerate()` still counted)
+                    let kk = k.ident();
+                    l.inactive(quote!(#kk #(+ ((#skipped) as usize))*), span)
+                };
+                Value::Tuple(vec![index, item])
             } else if elems.len() == 2 {
                 Value::Tuple(elems)
             } else {
@@ -622,12 +656,22 @@ impl Lowering<'_> {
                 return None;
             }
         }
-        let (src, maps) = self.peel_maps(&m.receiver)?;
-        if maps.is_empty() || maps.iter().any(|c| c.inputs.len() != 1) {
+        let (src, mut maps) = self.peel_maps(&m.receiver)?;
+        if maps.iter().any(|c| c.inputs.len() != 1) {
             return None;
         }
         let chain = chain_iter(&src)?;
-        if !is_iterator_chain(&src) {
+        // `x.iter().rev().copied().collect()`: the items themselves, one sequence's values
+        if maps.is_empty() {
+            let copied = matches!(&src, syn::Expr::MethodCall(c)
+                if (c.method == "copied" || c.method == "cloned") && c.args.is_empty());
+            if !copied || chain.enumerate || chain.sources.len() != 1 {
+                return None;
+            }
+            maps.push(syn::parse_quote_spanned!(e.span()=> |__autodiff_item| *__autodiff_item));
+        }
+        // (items are written at the enumerate index: none may be skipped before them)
+        if !is_iterator_chain(&src) || !chain.skipped.is_empty() {
             return None;
         }
         let span = e.span();
@@ -715,6 +759,59 @@ fn integer_range(e: &syn::Expr) -> bool {
     }
 }
 
+/// `v.extend_from_slice(s)` (also `v.extend(s.iter())`, `.copied()`, `.cloned()`, and
+/// `v.extend(&s)`) on a `Vec` named by a local: the loop of pushes it is,
+/// `for e in s.iter() { v.push(*e); }`, whose reverse the lowering knows (each push's
+/// element adjoint moves to the element it copied, and the growth is undone).
+fn extend_as_pushes(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    if m.args.len() != 1
+        || !matches!(&*m.receiver, syn::Expr::Path(p) if p.path.get_ident().is_some())
+    {
+        return None;
+    }
+    let arg = &m.args[0];
+    let by_reference = match m.method.to_string().as_str() {
+        "extend_from_slice" => true,
+        "extend" => match arg {
+            syn::Expr::Reference(r) if r.mutability.is_none() => true,
+            syn::Expr::MethodCall(c) if c.args.is_empty() && c.method == "iter" => true,
+            syn::Expr::MethodCall(c)
+                if c.args.is_empty()
+                    && (c.method == "copied" || c.method == "cloned")
+                    && matches!(&*c.receiver, syn::Expr::MethodCall(i)
+                        if i.method == "iter" && i.args.is_empty()) =>
+            {
+                false
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let span = m.method.span();
+    let v = &m.receiver;
+    let e = syn::Ident::new("__autodiff_extended", proc_macro2::Span::mixed_site());
+    let iter: syn::Expr = match (m.method == "extend_from_slice", arg) {
+        (true, _) | (false, syn::Expr::Reference(_)) => {
+            syn::parse_quote_spanned!(span=> (#arg).iter())
+        }
+        _ => arg.clone(),
+    };
+    let item: syn::Expr = if by_reference {
+        syn::parse_quote!(*#e)
+    } else {
+        syn::parse_quote!(#e)
+    };
+    Some(syn::Expr::ForLoop(syn::ExprForLoop {
+        attrs: Vec::new(),
+        label: None,
+        for_token: Default::default(),
+        pat: Box::new(syn::parse_quote!(#e)),
+        in_token: Default::default(),
+        expr: Box::new(iter),
+        body: syn::parse_quote_spanned!(span=> { #v.push(#item); }),
+    }))
+}
+
 /// Iterators consumed for their closures' effects, rewritten as the `for` loops they are
 /// before lowering (and before [`super::views::rewrite`], which reads `iter_mut` loops):
 /// `it.for_each(|p| body)` is `for p in it { body; }`, and `it.map(|p| body).count()` with a
@@ -743,6 +840,9 @@ pub(super) fn effects_as_loops(block: &syn::Block) -> syn::Block {
 }
 
 fn as_loop(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    if let Some(pushes) = extend_as_pushes(m) {
+        return Some(pushes);
+    }
     let (iter, closure, counted) = match m.method.to_string().as_str() {
         "for_each" if m.args.len() == 1 => (&*m.receiver, &m.args[0], false),
         "count" if m.args.is_empty() => match &*m.receiver {

@@ -316,7 +316,16 @@ fn expr_text(rng: &mut Rng, depth: usize) -> String {
     }
     let d = depth - 1;
     let sub = |rng: &mut Rng| expr_text(rng, d);
-    match rng.below(37) {
+    match rng.below(42) {
+        37 => format!(
+            "{}.{}().unwrap()",
+            sub(rng),
+            rng.pick(&["first", "last", "split_first", "split_last"])
+        ),
+        38 => format!("{}.extend_from_slice({})", sub(rng), sub(rng)),
+        39 => format!("{}.iter().enumerate().skip({})", sub(rng), sub(rng)),
+        40 => format!("P {{ x: {}, y: {} }}", sub(rng), sub(rng)),
+        41 => format!("P {{ x: {}, ..{} }}", sub(rng), sub(rng)),
         34 => format!("vec![{}, {}]", sub(rng), sub(rng)),
         35 => format!(
             "{}.mapv(|v| ({} - v).{}())",

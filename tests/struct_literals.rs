@@ -1,0 +1,244 @@
+//! Values of derived `Differentiable` structs made inside differentiable code — a struct
+//! literal of differentiable values (`V3 { x: a.x - b.x, … }`) returned, bound to a local,
+//! handed to a callee, or carried through a loop as its state (`s = step(&s, k, dt)`) —
+//! and functions returning such a struct (alone or in a tuple) under `vjp!`, `jvp!`, the
+//! gradient helpers and the implicit mode. Each gradient against a derivation by hand or
+//! central differences; each tangent against the gradient.
+
+use autodiff::prelude::*;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Differentiable)]
+pub struct V3 {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+}
+
+/// `a − b`, a struct made of differentiable members.
+#[differentiable]
+fn difference(a: V3, b: V3) -> V3 {
+    V3 {
+        x: a.x - b.x,
+        y: a.y - b.y,
+        z: a.z - b.z,
+    }
+}
+
+#[differentiable]
+fn norm(v: V3) -> f64 {
+    (v.x * v.x + v.y * v.y + v.z * v.z).sqrt()
+}
+
+/// `|a − b|` through the struct `difference` returns.
+#[differentiable]
+fn distance(a: V3, b: V3) -> f64 {
+    let d = difference(a, b);
+    norm(d)
+}
+
+/// A local struct mixing differentiable members and a constant: `2 k aₓ + k a_z`.
+#[differentiable]
+fn scaled_members(a: V3, k: f64) -> f64 {
+    let s = V3 {
+        x: a.x * k,
+        y: 2.0,
+        z: a.z,
+    };
+    s.x * s.y + s.z * k
+}
+
+/// A struct and a scalar together: `(a · k, |a|²)`.
+#[differentiable]
+fn scaled_and_squared(a: V3, k: f64) -> (V3, f64) {
+    let s = V3 {
+        x: a.x * k,
+        y: a.y * k,
+        z: a.z * k,
+    };
+    (s, a.x * a.x + a.y * a.y + a.z * a.z)
+}
+
+const A: V3 = V3 {
+    x: 0.3,
+    y: -0.7,
+    z: 1.1,
+};
+const B: V3 = V3 {
+    x: 1.0,
+    y: 0.5,
+    z: -0.2,
+};
+
+#[test]
+fn a_struct_returned_and_handed_on() {
+    let (ga, gb) = gradients_function!(distance)(A, B);
+    // by hand: ∂|a − b|/∂a = (a − b)/|a − b|, ∂/∂b its negation
+    let d = ((A.x - B.x).powi(2) + (A.y - B.y).powi(2) + (A.z - B.z).powi(2)).sqrt();
+    for (g, want) in [(ga.x, A.x - B.x), (ga.y, A.y - B.y), (ga.z, A.z - B.z)] {
+        assert!(close(g, want / d, 1e-14), "{g} vs {}", want / d);
+    }
+    assert!(close(gb.x, -(A.x - B.x) / d, 1e-14));
+    // the pullback of the struct-valued function takes the struct's tangent
+    let (value, pullback) = vjp!(difference)(A, B);
+    assert_eq!(value, difference(A, B));
+    let (da, db) = pullback(V3Tangent {
+        x: 1.0,
+        y: 2.0,
+        z: 3.0,
+    });
+    assert_eq!((da.x, da.y, da.z), (1.0, 2.0, 3.0));
+    assert_eq!((db.x, db.y, db.z), (-1.0, -2.0, -3.0));
+    // and its tangent is one
+    let t = V3Tangent {
+        x: 0.5,
+        y: 0.0,
+        z: -1.0,
+    };
+    let zero = V3Tangent {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let (value, tangent) = jvp!(difference)(A, B, t.clone(), zero.clone());
+    assert_eq!(value, difference(A, B));
+    assert_eq!((tangent.x, tangent.y, tangent.z), (0.5, 0.0, -1.0));
+    let (_, along) = jvp!(distance)(A, B, t, zero);
+    assert!(close(along, ga.x * 0.5 - ga.z, 1e-14));
+}
+
+#[test]
+fn a_local_struct_with_a_constant_member() {
+    let (ga, gk) = gradients_function!(scaled_members)(A, 1.5);
+    // 2 k aₓ + k a_z: ∂/∂a = (2k, 0, k), ∂/∂k = 2 aₓ + a_z
+    assert_eq!((ga.x, ga.y, ga.z), (3.0, 0.0, 1.5));
+    assert!(close(gk, 2.0 * A.x + A.z, 1e-15));
+    let (value, pullback) = vjp!(scaled_and_squared)(A, 2.0);
+    assert_eq!(value, scaled_and_squared(A, 2.0));
+    // cotangent ((1, 0, 1), 1): k (1, 0, 1) + 2a for a, aₓ + a_z for k
+    let (da, dk) = pullback((
+        V3Tangent {
+            x: 1.0,
+            y: 0.0,
+            z: 1.0,
+        },
+        1.0,
+    ));
+    assert_eq!(
+        (da.x, da.y, da.z),
+        (2.0 + 2.0 * A.x, 2.0 * A.y, 2.0 + 2.0 * A.z)
+    );
+    assert!(close(dk, A.x + A.z, 1e-15));
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct State {
+    pub pos: f64,
+    pub vel: f64,
+    /// A counter: constant, carried along.
+    #[no_grad]
+    pub steps: usize,
+}
+
+/// One explicit Euler step of the oscillator `x'' = −k x`.
+#[differentiable]
+fn step(s: &State, k: f64, dt: f64) -> State {
+    State {
+        pos: s.pos + dt * s.vel,
+        vel: s.vel - dt * k * s.pos,
+        steps: s.steps + 1,
+    }
+}
+
+/// The position after `n` steps from rest at 1: the state reassigned in a loop.
+#[differentiable]
+fn simulate(k: f64, n: usize) -> f64 {
+    let mut s = State {
+        pos: 1.0,
+        vel: 0.0,
+        steps: 0,
+    };
+    for _ in 0..n {
+        s = step(&s, k, 0.1);
+    }
+    assert_eq!(s.steps, n);
+    s.pos
+}
+
+#[test]
+fn a_struct_as_a_loop_state() {
+    let g = gradients_function!(simulate)(2.0, 10);
+    let fd = autodiff::check::finite_difference(|k| simulate(k[0], 10), &[2.0]);
+    assert!(close(g, fd[0], 1e-6), "{g} vs {}", fd[0]);
+    let (value, tangent) = jvp!(simulate)(2.0, 10, 1.0);
+    assert_eq!(value, simulate(2.0, 10));
+    assert!(close(tangent, g, 1e-14));
+    // one step by hand: pos' = pos + dt vel, vel' = vel − dt k pos
+    let s = State {
+        pos: 0.5,
+        vel: -0.25,
+        steps: 3,
+    };
+    let (value, pullback) = vjp!(step)(&s, 2.0, 0.1);
+    assert_eq!(value.steps, 4);
+    let (ds, dk, ddt) = pullback(StateTangent {
+        pos: 1.0,
+        vel: 1.0,
+        steps: autodiff::NoTangent,
+    });
+    assert!(close(ds.pos, 1.0 - 0.1 * 2.0, 1e-15));
+    assert!(close(ds.vel, 0.1 + 1.0, 1e-15));
+    assert!(close(dk, -0.1 * 0.5, 1e-15));
+    assert!(close(ddt, -0.25 - 2.0 * 0.5, 1e-15));
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Layer {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+/// A layer scaled by `k`: a `Vec` member collected from a chain.
+#[differentiable]
+fn scaled_layer(l: &Layer, k: f64) -> Layer {
+    Layer {
+        w: l.w.iter().map(|v| v * k).collect(),
+        b: l.b * k,
+    }
+}
+
+#[differentiable]
+fn scaled_output(l: &Layer, k: f64) -> f64 {
+    let m = scaled_layer(l, k);
+    m.w.iter().sum::<f64>() * m.b
+}
+
+#[test]
+fn a_struct_with_a_vec_member() {
+    let l = Layer {
+        w: vec![1.0, 2.0],
+        b: 0.5,
+    };
+    let (gl, gk) = gradients_function!(scaled_output)(&l, 2.0);
+    // (k Σw)(k b): ∂/∂wᵢ = k² b, ∂/∂b = k² Σw, ∂/∂k = 2k b Σw
+    assert_eq!(gl.w, vec![2.0, 2.0]);
+    assert_eq!(gl.b, 12.0);
+    assert_eq!(gk, 6.0);
+}
+
+#[test]
+fn a_struct_of_captured_variables() {
+    let w = Variable::new(2.0);
+    let f = differentiable_closure!(|t: f64| norm(V3 {
+        x: w * t,
+        y: 1.0,
+        z: t
+    }));
+    let grads = implicit_gradients(&f)(0.5);
+    // |(w t, 1, t)|: ∂/∂w = w t² / |…|
+    let n = (1.0f64 + 1.0 + 0.25).sqrt();
+    assert!(close(grads.get(&w).unwrap(), 2.0 * 0.25 / n, 1e-14));
+}
