@@ -877,3 +877,51 @@ fn captured_variables_inside_nested_closures() {
     );
     assert!(close(want, fd[0], 1e-6));
 }
+
+// ---------------------------------------------------------------------------------------
+// An element of a `Vec` built by `push` incremented in place (`v[0] += a`): its adjoint was
+// once dropped (the increment's read kept the element's adjoint, the grown `Vec`'s write
+// took it)
+// ---------------------------------------------------------------------------------------
+
+/// `v = (a, 3a)`, then `v[0] += a`: `2a`.
+#[differentiable]
+fn pushed_then_incremented(a: f64) -> f64 {
+    let mut v = Vec::new();
+    v.push(a);
+    v.push(a * 3.0);
+    v[0] += a;
+    v[0] * v[1]
+}
+
+/// A copy of `x` grown by one, each element then incremented by its neighbour times `a`.
+#[differentiable]
+fn grown_copy_incremented(a: f64, x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.push(a * x[0]);
+    for i in 0..v.len() - 1 {
+        v[i] = v[i] + a * v[i + 1];
+    }
+    v.iter().map(|t| t * t).sum()
+}
+
+#[test]
+fn increments_of_a_vec_built_by_push() {
+    // (2a)(3a) = 6a²: 12a
+    let g = gradients_function!(pushed_then_incremented)(0.5);
+    assert_eq!(g, 6.0);
+    let x = [0.3, -0.7, 1.1];
+    let (ga, gx) = gradients_function!(grown_copy_incremented)(0.8, &x);
+    let mut p = vec![0.8];
+    p.extend_from_slice(&x);
+    let fd = differences(|p| grown_copy_incremented(p[0], &p[1..]), &p);
+    let mut g = vec![ga];
+    g.extend_from_slice(&gx);
+    assert_matches_differences(
+        "grown_copy_incremented",
+        &g,
+        |p| grown_copy_incremented(p[0], &p[1..]),
+        &p,
+    );
+    assert_eq!(fd.len(), 4);
+}

@@ -6,6 +6,7 @@
 //! central differences; each tangent against the gradient.
 
 use autodiff::prelude::*;
+use std::ops::Sub;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
@@ -241,4 +242,234 @@ fn a_struct_of_captured_variables() {
     // |(w t, 1, t)|: ∂/∂w = w t² / |…|
     let n = (1.0f64 + 1.0 + 0.25).sqrt();
     assert!(close(grads.get(&w).unwrap(), 2.0 * 0.25 / n, 1e-14));
+}
+
+/// Parameters generic over their float, written without bounds as Rust code usually is.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Params<T> {
+    pub w: Vec<T>,
+    pub b: T,
+}
+
+#[differentiable]
+fn predict<T: Float>(p: &Params<T>, x: &[T]) -> T {
+    let mut s = p.b;
+    for i in 0..x.len() {
+        s = s + p.w[i] * x[i];
+    }
+    s
+}
+
+#[differentiable]
+fn squared_error(p: &Params<f64>, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut l = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let r = predict(p, x) - y;
+        l += r * r;
+    }
+    l / ys.len() as f64
+}
+
+#[test]
+fn a_struct_generic_over_its_float_without_bounds() {
+    let p = Params {
+        w: vec![0.5, -1.0],
+        b: 0.2,
+    };
+    let xs = vec![vec![1.0, 2.0], vec![0.5, -0.5]];
+    let ys = [0.3, 0.7];
+    let (g, _, _) = gradients_function!(squared_error)(&p, &xs, &ys);
+    // by hand: rₖ = w·xₖ + b − yₖ; ∂/∂b = Σ rₖ, ∂/∂wᵢ = Σ rₖ xₖᵢ (the 2 and the 1/2 cancel)
+    let r: Vec<f64> = xs
+        .iter()
+        .zip(&ys)
+        .map(|(x, y)| p.w[0] * x[0] + p.w[1] * x[1] + p.b - y)
+        .collect();
+    assert!(close(g.b, r[0] + r[1], 1e-14));
+    assert!(close(g.w[0], r[0] * xs[0][0] + r[1] * xs[1][0], 1e-14));
+    assert!(close(g.w[1], r[0] * xs[0][1] + r[1] * xs[1][1], 1e-14));
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Vec2 {
+    pub x: f64,
+    pub y: f64,
+}
+
+#[differentiable]
+impl Vec2 {
+    #[differentiable(self)]
+    pub fn scale(&self, k: f64) -> Vec2 {
+        Vec2 {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+
+    #[differentiable(self)]
+    pub fn plus(&self, o: &Vec2) -> Self {
+        Self {
+            x: self.x + o.x,
+            y: self.y + o.y,
+        }
+    }
+
+    #[differentiable(self)]
+    pub fn norm2(&self) -> f64 {
+        self.x * self.x + self.y * self.y
+    }
+}
+
+/// `|a k + a|²` by methods chained on the values they return.
+#[differentiable]
+fn methods_of_made_values(a: &Vec2, k: f64) -> f64 {
+    let b = a.scale(k);
+    let c = b.plus(a);
+    c.norm2()
+}
+
+#[test]
+fn methods_returning_self_called_on_the_values_they_make() {
+    let a = Vec2 { x: 0.3, y: -0.4 };
+    let (ga, gk) = gradients_function!(methods_of_made_values)(&a, 2.0);
+    // (k + 1)² |a|²: ∂/∂a = 2 (k + 1)² a, ∂/∂k = 2 (k + 1) |a|²
+    assert!(close(ga.x, 18.0 * a.x, 1e-14) && close(ga.y, 18.0 * a.y, 1e-14));
+    assert!(close(gk, 6.0 * 0.25, 1e-14));
+    let (value, tangent) =
+        jvp!(methods_of_made_values)(&a, 2.0, &Vec2Tangent { x: 0.0, y: 0.0 }, 1.0);
+    assert_eq!(value, methods_of_made_values(&a, 2.0));
+    assert!(close(tangent, gk, 1e-14));
+}
+
+// ---------------------------------------------------------------------------------------
+// Operators of a user's struct (`impl Sub for P3` in an annotated impl): `a - b`, `a * k +
+// b`, and its methods called on the values they make, whatever their names (`d.dot(&d)`)
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, Differentiable)]
+pub struct P3 {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+}
+
+#[differentiable]
+impl std::ops::Sub for P3 {
+    type Output = P3;
+    #[differentiable(self)]
+    fn sub(self, o: P3) -> P3 {
+        P3 {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+}
+
+#[differentiable]
+impl std::ops::Add for P3 {
+    type Output = P3;
+    #[differentiable(self)]
+    fn add(self, o: P3) -> P3 {
+        P3 {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+}
+
+#[differentiable]
+impl std::ops::Mul<f64> for P3 {
+    type Output = P3;
+    #[differentiable(self)]
+    fn mul(self, k: f64) -> P3 {
+        P3 {
+            x: self.x * k,
+            y: self.y * k,
+            z: self.z * k,
+        }
+    }
+}
+
+#[differentiable]
+impl P3 {
+    #[differentiable(self)]
+    pub fn dot(&self, o: &P3) -> f64 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+}
+
+/// `|a − b|²` by the operator.
+#[differentiable]
+fn squared_distance(a: P3, b: P3) -> f64 {
+    let d = a - b;
+    d.dot(&d)
+}
+
+/// The same by the method written out.
+#[differentiable]
+fn squared_distance_by_method(a: P3, b: P3) -> f64 {
+    let d = a.sub(b);
+    let e = a - b;
+    d.dot(&e)
+}
+
+/// `(a k + b) · a`.
+#[differentiable]
+fn scaled_sum_dot(a: P3, b: P3, k: f64) -> f64 {
+    let m = a * k + b;
+    m.dot(&a)
+}
+
+const PA: P3 = P3 {
+    x: 0.3,
+    y: -0.7,
+    z: 1.1,
+};
+const PB: P3 = P3 {
+    x: 1.0,
+    y: 0.5,
+    z: -0.2,
+};
+
+#[test]
+fn operators_of_a_users_struct() {
+    // by hand: ∂|a − b|²/∂a = 2 (a − b)
+    let (ga, gb) = gradients_function!(squared_distance)(PA, PB);
+    assert_eq!(
+        (ga.x, ga.y, ga.z),
+        (
+            2.0 * (PA.x - PB.x),
+            2.0 * (PA.y - PB.y),
+            2.0 * (PA.z - PB.z)
+        )
+    );
+    assert_eq!(gb.x, -2.0 * (PA.x - PB.x));
+    let (ga2, _) = gradients_function!(squared_distance_by_method)(PA, PB);
+    assert_eq!((ga2.x, ga2.y, ga2.z), (ga.x, ga.y, ga.z));
+    // (a k + b) · a: ∂/∂k = |a|², ∂/∂a = 2k a + b, ∂/∂b = a
+    let (ga, gb, gk) = gradients_function!(scaled_sum_dot)(PA, PB, 2.0);
+    assert!(close(gk, PA.x * PA.x + PA.y * PA.y + PA.z * PA.z, 1e-15));
+    assert!(close(ga.y, 4.0 * PA.y + PB.y, 1e-15));
+    assert_eq!((gb.x, gb.y, gb.z), (PA.x, PA.y, PA.z));
+    let t = P3Tangent {
+        x: 1.0,
+        y: 0.0,
+        z: 0.0,
+    };
+    let (value, tangent) = jvp!(scaled_sum_dot)(
+        PA,
+        PB,
+        2.0,
+        t,
+        P3Tangent {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+        },
+        0.0,
+    );
+    assert_eq!(value, scaled_sum_dot(PA, PB, 2.0));
+    assert!(close(tangent, ga.x, 1e-15));
 }

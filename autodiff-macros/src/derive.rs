@@ -9,7 +9,7 @@
 
 use crate::diag::Errors;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 fn is_no_grad(field: &syn::Field) -> bool {
@@ -28,11 +28,58 @@ fn constant_type(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// `struct Params<T> { w: Vec<T>, b: T }` as users write it, bounds on the impls rather than
+/// the struct: a type parameter with no bound of its own that a differentiable field's type
+/// names is the float type, and the generated items take it as `T: Real` (as serde's derive
+/// adds `T: Serialize`). One with bounds, or named only by `#[no_grad]` fields, is left as
+/// it is.
+fn float_bounds(item: &mut syn::DeriveInput) {
+    let syn::Data::Struct(s) = &item.data else {
+        return;
+    };
+    fn names(ts: TokenStream, id: &syn::Ident) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == *id,
+            proc_macro2::TokenTree::Group(g) => names(g.stream(), id),
+            _ => false,
+        })
+    }
+    let mentions = |ty: &syn::Type, id: &syn::Ident| names(ty.to_token_stream(), id);
+    let bounded_in_where: Vec<String> = item
+        .generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t.bounded_ty.to_token_stream().to_string()),
+            _ => None,
+        })
+        .collect();
+    let floats: Vec<syn::Ident> = item
+        .generics
+        .type_params()
+        .filter(|t| t.bounds.is_empty() && !bounded_in_where.contains(&t.ident.to_string()))
+        .filter(|t| {
+            s.fields
+                .iter()
+                .any(|f| !is_no_grad(f) && mentions(&f.ty, &t.ident))
+        })
+        .map(|t| t.ident.clone())
+        .collect();
+    for t in floats {
+        item.generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#t: ::autodiff::__private::Real));
+    }
+}
+
 pub fn derive(input: TokenStream) -> TokenStream {
-    let item: syn::DeriveInput = match syn::parse2(input) {
+    let mut item: syn::DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
+    float_bounds(&mut item);
     let mut errors = Errors::default();
     let fields = match &item.data {
         syn::Data::Struct(s) => match &s.fields {

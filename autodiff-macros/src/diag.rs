@@ -86,6 +86,10 @@ pub const CLOSURE_EXPRESSION: &str =
     "closures capturing differentiable values are not supported in differentiable code \
      yet";
 pub const UNSUPPORTED_EXPRESSION: &str = "this expression is not supported in differentiable code";
+pub const STRUCT_ON_THE_RIGHT: &str =
+    "an operator with a struct on the right only (`k * v`) cannot be differentiated: its \
+     method is the left operand's, a float's; write the struct first (`v * k`, with \
+     `impl Mul<f64> for V3` in a `#[differentiable]` impl)";
 pub const STRUCT_UPDATE: &str =
     "a struct literal with `..base` cannot be differentiated yet: write every field \
      (`Point { x: a, y: base.y }`)";

@@ -116,6 +116,10 @@ pub struct VarInfo {
     /// borrow of the local that holds it, so a view of it (`x.view()`, `x.row(i)`) lives as
     /// long as the array it views and can be handed to a callee.
     pub shared_ref: bool,
+    /// Whether the value is a user's struct held by value (a parameter `a: V3`, a struct
+    /// literal, an operator's result): handed by value to a callee, its tangent (never
+    /// `Copy`) is handed a copy, as it may be read again.
+    pub owned_struct: bool,
 }
 
 #[derive(Clone, Debug)]

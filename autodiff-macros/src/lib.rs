@@ -483,7 +483,10 @@ pub fn jacobian(input: TokenStream) -> TokenStream {
 /// `#[no_grad]`), and the runtime's traits, so the struct can be a parameter of a
 /// `#[differentiable]` function, be updated by an optimizer's `step`, and live in a
 /// `Variable`. Every other field's type must be differentiable (floats, arrays, `Vec`s,
-/// other derived structs).
+/// other derived structs). A type parameter without bounds that such a field names
+/// (`struct Params<T> { w: Vec<T>, b: T }`) is the float type: the generated items take it
+/// as `T: Real`. Inside differentiable code, a struct literal of differentiable values
+/// (`Line { slope: a * k, offsets: o.clone(), label: "l" }`) is differentiable too.
 ///
 /// ```
 /// use autodiff::prelude::*;

@@ -41,6 +41,9 @@ enum Kind {
     /// `fn h(a: &mut [f64], b: &mut [f64], s: f64)`: two buffers written together (the
     /// halves of a `split_at_mut`).
     TwoMut,
+    /// `fn h(v: &[f64], s: f64) -> h_Pair<f64>`: a derived `Differentiable` struct made by
+    /// a struct literal (its definition written after the helper).
+    StructOut,
 }
 
 #[derive(Clone, Debug)]
@@ -138,6 +141,7 @@ const FEATURES: &[&str] = &[
     "&mut views: both halves of a split to one helper",
     "&mut views: the halves of a split to helpers, one each",
     "`&[f64; N]` as `&[f64]` next to `&mut`",
+    "struct literal of a derived struct (a helper's result and a local)",
     "#[differentiable(second_order)]: hvp! checked",
 ];
 
@@ -282,6 +286,12 @@ impl SliceGen<'_> {
                     1,
                 )
             }
+            Kind::StructOut => (
+                format!(
+                    "fn {name}(v: &[f64], s: f64) -> {name}_Pair<f64> {{\n    let a = (v[0] * s).{f}();\n    {name}_Pair {{ a, b: v[v.len() - 1] * {c1} + s * a }}\n}}\n\n#[derive(Clone, Debug, autodiff::Differentiable)]\n#[allow(non_camel_case_types)]\npub struct {name}_Pair<T: autodiff::Real> {{\n    pub a: T,\n    pub b: T,\n}}"
+                ),
+                1,
+            ),
             Kind::ArrayOut => (
                 format!(
                     "fn {name}(v: &[f64], s: f64) -> [f64; 3] {{\n    let mut r = [0.0_f64; 3];\n    r[0] = (v[0] * s).{f}();\n    r[1] = v[1] * {c1};\n    r[2] = (v[v.len() - 1] + s).tanh();\n    r\n}}"
@@ -754,6 +764,25 @@ impl SliceGen<'_> {
                 self.scalars.push(t);
                 self.buffers.push((b, len));
             }
+            // a struct made by a helper and by a literal, read by its members (decided by the
+            // names drawn so far: the programs generated before it are kept where it does
+            // not apply)
+            6 if self.counter.is_multiple_of(3) => {
+                let h = self.helper(Kind::StructOut);
+                let (x, s) = (self.slice_arg(h.min_len, ""), self.scalar());
+                let (p, q, t) = (self.fresh("p"), self.fresh("q"), self.fresh("t"));
+                let (a, k) = (self.scalar(), self.coef());
+                out.push(self.line(format!("let {p} = {}({x}, {s});", h.name)));
+                out.push(self.line(format!(
+                    "let {q} = {}_Pair {{ a: {p}.b * {k}, b: ({a}).sin() + {p}.a }};",
+                    h.name
+                )));
+                out.push(self.line(format!("let {t} = {q}.a * {q}.b + {p}.a;")));
+                self.features
+                    .insert("struct literal of a derived struct (a helper's result and a local)");
+                self.terms.push(t.clone());
+                self.scalars.push(t);
+            }
             // a fixed array
             6 => {
                 let arr = self.fresh("arr");
@@ -938,7 +967,7 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
             Kind::TwoMut => g
                 .features
                 .insert("&mut views: both halves of a split to one helper"),
-            Kind::Read | Kind::Try | Kind::Recursive => false,
+            Kind::Read | Kind::Try | Kind::Recursive | Kind::StructOut => false,
         };
         if matches!(h.kind, Kind::InPlace | Kind::Accumulate | Kind::PassOn) && !h.returns {
             g.features.insert("&mut helper: no return type");

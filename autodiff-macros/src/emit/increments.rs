@@ -15,31 +15,39 @@ use crate::ir::{Block, Body, CellId, Operand, Place, Prim, Rhs, Stmt, VarId};
 use std::collections::HashSet;
 
 /// The increments of `body`: the values written back (`v`), and the reads (`a`) whose
-/// adjoint the reverse neither takes nor adds back.
-pub(crate) fn increments(body: &Body) -> (HashSet<VarId>, HashSet<VarId>) {
+/// adjoint the reverse neither takes nor adds back. Not in a `Vec` built by `push`
+/// (`grown`), whose element writes take their adjoints (a grown `Vec`'s adjoint may be
+/// shorter than the `Vec`, `ops::grown_index_take_d0`): there the read's adjoint is the
+/// element's, added back as any read's.
+pub(crate) fn increments(body: &Body, grown: &HashSet<CellId>) -> (HashSet<VarId>, HashSet<VarId>) {
     let mut found = (HashSet::new(), HashSet::new());
-    walk(body, &body.block, &mut found);
+    walk(body, &body.block, grown, &mut found);
     found
 }
 
-fn walk(body: &Body, block: &Block, found: &mut (HashSet<VarId>, HashSet<VarId>)) {
+fn walk(
+    body: &Body,
+    block: &Block,
+    grown: &HashSet<CellId>,
+    found: &mut (HashSet<VarId>, HashSet<VarId>),
+) {
     for (k, stmt) in block.stmts.iter().enumerate() {
         match stmt {
             Stmt::WriteIndex {
                 cell,
                 index,
                 value: Operand::Var(v),
-            } => {
+            } if !grown.contains(cell) => {
                 if let Some(a) = increment(body, block, k, *cell, index, *v) {
                     found.0.insert(*v);
                     found.1.insert(a);
                 }
             }
             Stmt::If { then, els, .. } => {
-                walk(body, then, found);
-                walk(body, els, found);
+                walk(body, then, grown, found);
+                walk(body, els, grown, found);
             }
-            Stmt::Loop { body: b, .. } => walk(body, b, found),
+            Stmt::Loop { body: b, .. } => walk(body, b, grown, found),
             _ => {}
         }
     }

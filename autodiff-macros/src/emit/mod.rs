@@ -739,7 +739,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         increment_values: HashSet::new(),
         increment_reads: HashSet::new(),
     };
-    (e.increment_values, e.increment_reads) = increments::increments(body);
+    (e.increment_values, e.increment_reads) = increments::increments(body, &e.grown);
     e.keeps = (e.defs.values())
         .filter_map(|rhs| match rhs {
             Rhs::Call { args, .. } => Some(args),

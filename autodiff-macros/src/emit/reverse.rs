@@ -746,7 +746,7 @@ impl Emitter<'_> {
                     quote!(#rt::ops::index_take_d0)
                 };
                 match self.active_var(value) {
-                    Some(u) if self.increment_values.contains(&u) && !self.grown.contains(cell) => {
+                    Some(u) if self.increment_values.contains(&u) => {
                         // an in-place increment: the element's adjoint passes through
                         let t = self.fresh("__t");
                         out.extend(quote!(let #t = ::core::clone::Clone::clone(&#dc[#i]);));

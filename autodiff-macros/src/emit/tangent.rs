@@ -522,6 +522,11 @@ impl Tangents<'_> {
                 continue;
             }
             tangents.push(match self.operand_tangent(a) {
+                // (a value handed by value whose tangent is no scalar — a struct's, read
+                // again after the call, `a * k` then `m.dot(&a)`: a copy)
+                Some(t) if matches!(a, Operand::Var(v) if self.body.vars[v.0].owned_struct) => {
+                    quote!(::core::clone::Clone::clone(&#t))
+                }
                 Some(t) => t,
                 None => {
                     let a = a.tokens();

@@ -12,6 +12,24 @@ impl Lowering<'_> {
         if prims::is_piecewise_constant(&name) {
             return self.verbatim(e);
         }
+        // a method of a user's struct (`d.dot(&d)`, `a.sub(b)`), whatever its name: the
+        // annotated `impl`'s, not a primitive's
+        if name != "clone" && self.struct_receiver(&m.receiver) {
+            let recv = self.expr(&m.receiver);
+            let mut args = vec![self.operand(recv, m.receiver.span())];
+            for a in &m.args {
+                args.push(self.operand_of(a));
+            }
+            if let Some(v) = self.method_form_call(e, m, args) {
+                // (an operator's method, `a.sub(b)`, gives a struct like its receiver)
+                if let (Value::Var(v), "add" | "sub" | "mul" | "div" | "neg") = (&v, name.as_str())
+                {
+                    self.struct_values.insert(*v);
+                    self.vars[v.0].owned_struct = true;
+                }
+                return v;
+            }
+        }
         if let Some(v) = self.reduction(e, m) {
             return v;
         }
@@ -69,6 +87,7 @@ impl Lowering<'_> {
             && name != "clone"
             && name != "to_vec"
             && !self.receiver_of_user_type(&m.receiver)
+            && !self.made_value_receiver(m)
         {
             return self.query(e, &m.method);
         }
@@ -99,6 +118,7 @@ impl Lowering<'_> {
             let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
             self.vars[v.0].maybe_array = maybe_array;
+            self.made_values.insert(v);
             return Value::Var(v);
         }
         if !args.iter().any(|a| self.operand_active(a)) {
@@ -302,7 +322,7 @@ impl Lowering<'_> {
         let name = m.method.to_string();
         let of_parameter = root(&m.receiver).is_some_and(|r| {
             self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
-        });
+        }) || self.made_value_receiver(m);
         if !of_parameter || prims::is_std_container_method(&name) {
             return None;
         }
@@ -318,6 +338,10 @@ impl Lowering<'_> {
         let func = crate::companions::method_form(&m.method, turbofish.as_ref());
         // `d.det(&m)`: as a function's call `det(&m)`
         let mut args = args;
+        // (a local the body made is owned: lent, as a parameter's `&self` is)
+        if let (Some(Operand::Var(v)), true) = (args.first(), self.made_value_receiver(m)) {
+            args[0] = Operand::Ref(*v);
+        }
         for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
             *arg = match self.constant_local_ref(a) {
                 Some(local) => local,
@@ -328,6 +352,7 @@ impl Lowering<'_> {
         let maybe_array = self.method_result_maybe_array(&args);
         self.push(v, None, Rhs::Call { func, args }, e.span());
         self.vars[v.0].maybe_array = maybe_array;
+        self.made_values.insert(v);
         Some(Value::Var(v))
     }
 
@@ -392,6 +417,78 @@ impl Lowering<'_> {
 
     /// Whether `recv` is a parameter of a type that is not a number or a container of
     /// numbers (`dist: &StudentsT`), or a field of one (`self.normal`, `m.layer`).
+    /// Whether the local `name` holds a value a differentiable call or a struct literal
+    /// made (see `Lowering::made_values`).
+    fn made_value(&self, name: &str) -> bool {
+        match self.lookup(name) {
+            Some(Binding::Value(Value::Var(v))) => self.made_values.contains(v),
+            _ => false,
+        }
+    }
+
+    /// Whether `m` may be a method of an annotated `impl` called on a local named as it is
+    /// that a differentiable call or a struct literal made (`b.plus(a)`): not a method of
+    /// `Option`, `Result`, the std collections or a query (`o.is_some()`, `v.len()`).
+    fn made_value_receiver(&self, m: &syn::ExprMethodCall) -> bool {
+        let name = m.method.to_string();
+        let std_method = prims::is_std_container_method(&name)
+            || name.starts_with("is_")
+            || name.starts_with("to_")
+            || name.starts_with("as_")
+            || name.starts_with("unwrap")
+            || matches!(
+                name.as_str(),
+                "len"
+                    | "shape"
+                    | "dim"
+                    | "ndim"
+                    | "nrows"
+                    | "ncols"
+                    | "clone"
+                    | "ok"
+                    | "err"
+                    | "expect"
+                    | "partial_cmp"
+                    | "total_cmp"
+                    | "cmp"
+                    | "eq"
+                    | "ne"
+                    | "or"
+                    | "or_else"
+                    | "ok_or"
+                    | "ok_or_else"
+                    | "filter"
+                    | "copied"
+                    | "cloned"
+            );
+        !std_method
+            && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.get_ident()
+                .is_some_and(|i| !self.param_names.contains(&i.to_string())
+                    && self.made_value(&i.to_string())))
+    }
+
+    /// Whether `recv` is a parameter of a user's struct type or a local holding a struct
+    /// value (see `Lowering::struct_values`).
+    fn struct_receiver(&self, recv: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = recv else {
+            return false;
+        };
+        let Some(name) = p.path.get_ident().map(ToString::to_string) else {
+            return false;
+        };
+        // (`self.helper(x)` is a sibling's call, through `Self::`)
+        if name == "self" {
+            return false;
+        }
+        match self.lookup(&name) {
+            Some(Binding::Value(Value::Var(v))) => {
+                self.struct_values.contains(v) || self.struct_params.contains(&name)
+            }
+            Some(Binding::Value(_)) => self.struct_params.contains(&name),
+            _ => false,
+        }
+    }
+
     fn receiver_of_user_type(&self, recv: &syn::Expr) -> bool {
         fn root(e: &syn::Expr) -> Option<String> {
             match e {
@@ -652,6 +749,7 @@ impl Lowering<'_> {
                 },
                 e.span(),
             );
+            self.made_values.insert(v);
         } else {
             let arg_tokens = args.iter().map(Operand::tokens);
             let span = e.span();

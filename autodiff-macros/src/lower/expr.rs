@@ -241,6 +241,9 @@ impl Lowering<'_> {
         }
         let l = self.operand_of(&b.left);
         let r = self.operand_of(&b.right);
+        if let Some(v) = self.struct_operator(e, b, &l, &r) {
+            return v;
+        }
         // (an integer literal on either side makes it integer arithmetic, which Rust never
         // mixes with floats: `s.steps + 1` of a struct's counter)
         let integer = integer_literal(&b.left) || integer_literal(&b.right);
@@ -778,6 +781,9 @@ impl Lowering<'_> {
         let v = self.prim(Prim::Struct { path, members }, args, e.span());
         if let Value::Var(v) = v {
             self.vars[v.0].maybe_array = true;
+            self.vars[v.0].owned_struct = true;
+            self.made_values.insert(v);
+            self.struct_values.insert(v);
         }
         v
     }
@@ -794,5 +800,73 @@ fn integer_literal(e: &syn::Expr) -> bool {
         syn::Expr::Group(g) => integer_literal(&g.expr),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => integer_literal(&u.expr),
         _ => false,
+    }
+}
+
+impl Lowering<'_> {
+    /// Whether `o` (the operand lowered from `e`) is known to be of a user's struct type.
+    fn struct_operand(&self, e: &syn::Expr, o: &Operand) -> bool {
+        let of_user_type = |e: &syn::Expr| match e {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                self.struct_params.contains(&name)
+                    && matches!(self.lookup(&name), Some(Binding::Value(_)))
+            }),
+            _ => false,
+        };
+        let e = match e {
+            syn::Expr::Paren(p) => &*p.expr,
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        of_user_type(e)
+            || matches!(o, Operand::Var(v) | Operand::Ref(v) if self.struct_values.contains(v))
+    }
+
+    /// `a - b`, `a * k`, … of values of a user's struct (`impl Sub for V3` in an annotated
+    /// `impl`): the trait's method, called as `a.sub(b)` through the impl's companions — a
+    /// struct has no primitive arithmetic. A struct on the right only (`k * a`, `impl
+    /// Mul<V3> for f64`) is refused: a float has no companions to call.
+    fn struct_operator(
+        &mut self,
+        e: &syn::Expr,
+        b: &syn::ExprBinary,
+        l: &Operand,
+        r: &Operand,
+    ) -> Option<Value> {
+        let method = match b.op {
+            syn::BinOp::Add(_) => "add",
+            syn::BinOp::Sub(_) => "sub",
+            syn::BinOp::Mul(_) => "mul",
+            syn::BinOp::Div(_) => "div",
+            _ => return None,
+        };
+        let (left, right) = (
+            self.struct_operand(&b.left, l),
+            self.struct_operand(&b.right, r),
+        );
+        if !left {
+            if right {
+                return Some(self.unsupported(&b.op, diag::STRUCT_ON_THE_RIGHT));
+            }
+            return None;
+        }
+        let method = syn::Ident::new(method, b.op.span());
+        let func = crate::companions::method_form(&method, None);
+        let v = self.new_var(true);
+        self.push(
+            v,
+            None,
+            Rhs::Call {
+                func,
+                args: vec![l.clone(), r.clone()],
+            },
+            e.span(),
+        );
+        self.vars[v.0].maybe_array = true;
+        self.vars[v.0].owned_struct = true;
+        self.made_values.insert(v);
+        self.struct_values.insert(v);
+        Some(Value::Var(v))
     }
 }

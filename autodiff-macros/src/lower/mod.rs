@@ -79,6 +79,10 @@ pub struct Lowering<'a> {
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
     numeric_params: HashSet<String>,
+    /// The parameters whose type is a user's struct as far as the syntax tells: a path
+    /// without generic arguments that is no number, container or type parameter
+    /// (`a: V3`, `s: &State`).
+    struct_params: HashSet<String>,
     /// Values known to be sequences (a `vec![…]`, a copy by `to_vec`, a sub-slice, a
     /// sequence parameter), which `vec![…]` of them cannot hold yet.
     sequences: HashSet<VarId>,
@@ -122,6 +126,14 @@ pub struct Lowering<'a> {
     /// Rows read by element (`m[i]` of `m[i][j]`, and copies of rows of local `Vec`s of
     /// `Vec`s, see `owned_row`): their elements are scalars.
     rows: HashSet<VarId>,
+    /// Values of calls of differentiable functions and methods and of struct literals: a
+    /// local holding one may be of a user's type, whose methods may be those of an
+    /// annotated `impl` (`let b = a.scale(k); b.plus(a)`, see `method_form_call`).
+    made_values: HashSet<VarId>,
+    /// Values known to be of a user's struct type: struct literals, parameters whose type
+    /// is a user's (`a: V3`, `a: &V3`), and the results of the operators applied to them
+    /// (`a - b` with `impl Sub for V3`, lowered as the method it is, see `binary`).
+    struct_values: HashSet<VarId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -255,6 +267,12 @@ fn lower_pass(
             .filter(|p| numeric_type(&p.ty, &generics_names(generics)))
             .map(|p| p.name.clone())
             .collect(),
+        struct_params: sig
+            .params
+            .iter()
+            .filter(|p| p.differentiable && plain_struct_type(&p.ty, &generics_names(generics)))
+            .map(|p| p.name.clone())
+            .collect(),
         sequences: HashSet::new(),
         float_type: {
             let floats = crate::signature::float_type_params(generics, None);
@@ -278,6 +296,8 @@ fn lower_pass(
         next_mapped: 0,
         opaque_params: opaque_params(sig, generics),
         rows: HashSet::new(),
+        made_values: HashSet::new(),
+        struct_values: HashSet::new(),
         discard: false,
         next_part: 0,
     };
@@ -285,6 +305,9 @@ fn lower_pass(
         let v = l.new_var(p.differentiable);
         l.vars[v.0].maybe_array = maybe_array_type(&p.ty, &l.type_params);
         l.vars[v.0].shared_ref = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none());
+        l.vars[v.0].owned_struct = p.differentiable
+            && !matches!(&p.ty, syn::Type::Reference(_))
+            && plain_struct_type(&p.ty, &l.type_params);
         if sequence_type(&p.ty) {
             l.sequences.insert(v);
         }
@@ -524,6 +547,7 @@ impl Lowering<'_> {
             region: self.block.region,
             maybe_array: false,
             shared_ref: false,
+            owned_struct: false,
         });
         VarId(self.vars.len() - 1)
     }
@@ -921,6 +945,21 @@ fn generics_names(generics: &syn::Generics) -> Vec<String> {
 
 /// A float, a type parameter, or a slice, `Vec`, array or ndarray array (of anything),
 /// through references and tuples.
+/// `V3`, `&State`: a path without generic arguments that is not [`numeric_type`].
+fn plain_struct_type(ty: &syn::Type, type_params: &[String]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => plain_struct_type(&r.elem, type_params),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            !numeric_type(ty, type_params)
+                && p.path
+                    .segments
+                    .iter()
+                    .all(|s| matches!(s.arguments, syn::PathArguments::None))
+        }
+        _ => false,
+    }
+}
+
 fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
     match ty {
         syn::Type::Reference(r) => numeric_type(&r.elem, type_params),
