@@ -885,6 +885,7 @@ fn captured_variables_inside_nested_closures() {
 // ---------------------------------------------------------------------------------------
 
 /// `v = (a, 3a)`, then `v[0] += a`: `2a`.
+#[allow(clippy::vec_init_then_push)] // the pushes are the form under test
 #[differentiable]
 fn pushed_then_incremented(a: f64) -> f64 {
     let mut v = Vec::new();
@@ -895,6 +896,7 @@ fn pushed_then_incremented(a: f64) -> f64 {
 }
 
 /// A copy of `x` grown by one, each element then incremented by its neighbour times `a`.
+#[allow(clippy::assign_op_pattern)] // `v[i] = v[i] + …` is the form under test
 #[differentiable]
 fn grown_copy_incremented(a: f64, x: &[f64]) -> f64 {
     let mut v = x.to_vec();

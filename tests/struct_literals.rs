@@ -5,6 +5,9 @@
 //! gradient helpers and the implicit mode. Each gradient against a derivation by hand or
 //! central differences; each tangent against the gradient.
 
+// index loops are the forms under test
+#![allow(clippy::needless_range_loop)]
+
 use autodiff::prelude::*;
 use std::ops::Sub;
 

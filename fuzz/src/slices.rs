@@ -41,7 +41,7 @@ enum Kind {
     /// `fn h(a: &mut [f64], b: &mut [f64], s: f64)`: two buffers written together (the
     /// halves of a `split_at_mut`).
     TwoMut,
-    /// `fn h(v: &[f64], s: f64) -> h_Pair<f64>`: a derived `Differentiable` struct made by
+    /// `fn h(v: &[f64], s: f64) -> PnHkPair<f64>`: a derived `Differentiable` struct made by
     /// a struct literal (its definition written after the helper).
     StructOut,
 }
@@ -288,7 +288,7 @@ impl SliceGen<'_> {
             }
             Kind::StructOut => (
                 format!(
-                    "fn {name}(v: &[f64], s: f64) -> {name}_Pair<f64> {{\n    let a = (v[0] * s).{f}();\n    {name}_Pair {{ a, b: v[v.len() - 1] * {c1} + s * a }}\n}}\n\n#[derive(Clone, Debug, autodiff::Differentiable)]\n#[allow(non_camel_case_types)]\npub struct {name}_Pair<T: autodiff::Real> {{\n    pub a: T,\n    pub b: T,\n}}"
+                    "fn {name}(v: &[f64], s: f64) -> PAIRTYPE<f64> {{\n    let a = (v[0] * s).{f}();\n    PAIRTYPE {{ a, b: v[v.len() - 1] * {c1} + s * a }}\n}}\n\n#[derive(Clone, Debug, autodiff::Differentiable)]\npub struct PAIRTYPE<T: autodiff::Real> {{\n    pub a: T,\n    pub b: T,\n}}"
                 ),
                 1,
             ),
@@ -366,7 +366,8 @@ impl SliceGen<'_> {
             }
         };
         let name = format!("p{}_h{}", self.index, self.helpers.len());
-        let text = text.replace("HELPER", &name);
+        let pair = format!("P{}H{}Pair", self.index, self.helpers.len());
+        let text = text.replace("HELPER", &name).replace("PAIRTYPE", &pair);
         let h = Helper {
             name,
             kind,
@@ -773,9 +774,9 @@ impl SliceGen<'_> {
                 let (p, q, t) = (self.fresh("p"), self.fresh("q"), self.fresh("t"));
                 let (a, k) = (self.scalar(), self.coef());
                 out.push(self.line(format!("let {p} = {}({x}, {s});", h.name)));
+                let pair = h.name.replace('p', "P").replace("_h", "H") + "Pair";
                 out.push(self.line(format!(
-                    "let {q} = {}_Pair {{ a: {p}.b * {k}, b: ({a}).sin() + {p}.a }};",
-                    h.name
+                    "let {q} = {pair} {{ a: {p}.b * {k}, b: ({a}).sin() + {p}.a }};"
                 )));
                 out.push(self.line(format!("let {t} = {q}.a * {q}.b + {p}.a;")));
                 self.features

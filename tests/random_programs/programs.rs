@@ -1109,14 +1109,13 @@ fn p38_h2(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * -0.5
 }
 #[differentiable]
-fn p38_h3(v: &[f64], s: f64) -> p38_h3_Pair<f64> {
+fn p38_h3(v: &[f64], s: f64) -> P38H3Pair<f64> {
     let a = (v[0] * s).sin();
-    p38_h3_Pair { a, b: v[v.len() - 1] * 1.5 + s * a }
+    P38H3Pair { a, b: v[v.len() - 1] * 1.5 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p38_h3_Pair<T: autodiff::Real> {
+pub struct P38H3Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -1139,7 +1138,7 @@ program! {
         buf6[1..3].copy_from_slice(&xs[1..3]);
         let t12 = buf6[0] + buf6[2] * 0.75;
         let p13 = p38_h3(&xs[..], t8.tanh());
-        let q14 = p38_h3_Pair { a: p13.b * 0.75, b: (t12.tanh()).sin() + p13.a };
+        let q14 = P38H3Pair { a: p13.b * 0.75, b: (t12.tanh()).sin() + p13.a };
         let t15 = q14.a * q14.b + p13.a;
         let mut buf16 = vec![0.25; 4];
         p38_h1(t5.tanh(), &xs[1..], &mut buf16);
@@ -2429,14 +2428,13 @@ fn p80_h0(s: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 #[differentiable]
-fn p80_h1(v: &[f64], s: f64) -> p80_h1_Pair<f64> {
+fn p80_h1(v: &[f64], s: f64) -> P80H1Pair<f64> {
     let a = (v[0] * s).cos();
-    p80_h1_Pair { a, b: v[v.len() - 1] * 0.3 + s * a }
+    P80H1Pair { a, b: v[v.len() - 1] * 0.3 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p80_h1_Pair<T: autodiff::Real> {
+pub struct P80H1Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -2454,7 +2452,7 @@ program! {
         let s8 = &s1[3..6];
         let t9 = (s8[0] * t2.tanh() + s8[0]).sin() + s8[s8.len() - 1] * 0.5;
         let p10 = p80_h1(s4, t7.tanh());
-        let q11 = p80_h1_Pair { a: p10.b * -0.5, b: (t9.tanh() * 0.75).sin() + p10.a };
+        let q11 = P80H1Pair { a: p10.b * -0.5, b: (t9.tanh() * 0.75).sin() + p10.a };
         let t12 = q11.a * q11.b + p10.a;
         let s13 = &xs[4..6];
         let t14 = (s13[1] * t9.tanh() + s13[1]).sin() + s13[s13.len() - 1] * 0.75;
@@ -2724,14 +2722,13 @@ fn p90_h0(v: &[f64], s: f64) -> Option<f64> {
     Some(h * 1.5 + v[v.len() - 1] * 1.5)
 }
 #[differentiable]
-fn p90_h1(v: &[f64], s: f64) -> p90_h1_Pair<f64> {
+fn p90_h1(v: &[f64], s: f64) -> P90H1Pair<f64> {
     let a = (v[0] * s).sin();
-    p90_h1_Pair { a, b: v[v.len() - 1] * 0.6 + s * a }
+    P90H1Pair { a, b: v[v.len() - 1] * 0.6 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p90_h1_Pair<T: autodiff::Real> {
+pub struct P90H1Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -2764,7 +2761,7 @@ program! {
         let s2 = &xs[1..=5];
         let t3 = (s2[0] * t1.tanh() + s2[2]).sin() + s2[s2.len() - 1] * 0.75;
         let p4 = p90_h1(s2, t3.tanh() * 1.5);
-        let q5 = p90_h1_Pair { a: p4.b * -0.5, b: (t3.tanh()).sin() + p4.a };
+        let q5 = P90H1Pair { a: p4.b * -0.5, b: (t3.tanh()).sin() + p4.a };
         let t6 = q5.a * q5.b + p4.a;
         let t7 = p90_h2(&xs[0..=4], t3.tanh());
         p90_h3(ys, t7.tanh());
@@ -3229,14 +3226,13 @@ fn p108_h1(v: &[f64], s: f64) -> f64 {
     (v[0] * s).tanh() + v[1] * v[v.len() - 1] * 0.3
 }
 #[differentiable]
-fn p108_h2(v: &[f64], s: f64) -> p108_h2_Pair<f64> {
+fn p108_h2(v: &[f64], s: f64) -> P108H2Pair<f64> {
     let a = (v[0] * s).tanh();
-    p108_h2_Pair { a, b: v[v.len() - 1] * 0.75 + s * a }
+    P108H2Pair { a, b: v[v.len() - 1] * 0.75 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p108_h2_Pair<T: autodiff::Real> {
+pub struct P108H2Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -3263,7 +3259,7 @@ program! {
         let t2 = buf1[0] + buf1[1] * 0.6;
         let t3 = p108_h1(&xs[..5], w[2]).sin();
         let p4 = p108_h2(&w, w[0] * 0.6);
-        let q5 = p108_h2_Pair { a: p4.b * 0.75, b: (w[0]).sin() + p4.a };
+        let q5 = P108H2Pair { a: p4.b * 0.75, b: (w[0]).sin() + p4.a };
         let t6 = q5.a * q5.b + p4.a;
         let mut buf7 = vec![0.0; 3];
         for i in 0..3 {
@@ -3389,14 +3385,13 @@ program! {
 }
 
 #[differentiable]
-fn p114_h0(v: &[f64], s: f64) -> p114_h0_Pair<f64> {
+fn p114_h0(v: &[f64], s: f64) -> P114H0Pair<f64> {
     let a = (v[0] * s).cos();
-    p114_h0_Pair { a, b: v[v.len() - 1] * 0.3 + s * a }
+    P114H0Pair { a, b: v[v.len() - 1] * 0.3 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p114_h0_Pair<T: autodiff::Real> {
+pub struct P114H0Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -3431,7 +3426,7 @@ program! {
     #[differentiable]
     fn p114(b: f64, xs: &[f64], a: f64) -> f64 {
         let p1 = p114_h0(&xs[..], b);
-        let q2 = p114_h0_Pair { a: p1.b * 0.6, b: (b).sin() + p1.a };
+        let q2 = P114H0Pair { a: p1.b * 0.6, b: (b).sin() + p1.a };
         let t3 = q2.a * q2.b + p1.a;
         let t4 = p114_h1(&xs[5..8], t3.tanh()).sin();
         let mut buf5 = vec![0.25; 3];
@@ -3441,7 +3436,7 @@ program! {
         buf5[1..].fill(a);
         let t9 = buf5[0] + buf5[2] * 0.6;
         let p10 = p114_h0(&xs[2..5], t3.tanh());
-        let q11 = p114_h0_Pair { a: p10.b * 0.75, b: (t4.tanh()).sin() + p10.a };
+        let q11 = P114H0Pair { a: p10.b * 0.75, b: (t4.tanh()).sin() + p10.a };
         let t12 = q11.a * q11.b + p10.a;
         let s13 = &xs[..5];
         let t14 = (s13[4] * t12.tanh() + s13[3]).sin() + s13[s13.len() - 1] * 0.25;
@@ -3503,14 +3498,13 @@ fn p115_h6(v: &[f64], s: f64) -> [f64; 3] {
     r
 }
 #[differentiable]
-fn p115_h7(v: &[f64], s: f64) -> p115_h7_Pair<f64> {
+fn p115_h7(v: &[f64], s: f64) -> P115H7Pair<f64> {
     let a = (v[0] * s).cos();
-    p115_h7_Pair { a, b: v[v.len() - 1] * 0.5 + s * a }
+    P115H7Pair { a, b: v[v.len() - 1] * 0.5 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p115_h7_Pair<T: autodiff::Real> {
+pub struct P115H7Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -3534,7 +3528,7 @@ program! {
         let s14 = &xs[1..6];
         let t15 = (s14[0] * t13.tanh() * 1.5 + s14[0]).sin() + s14[s14.len() - 1] * -0.5;
         let p16 = p115_h7(&buf4, t15.tanh() * 0.5);
-        let q17 = p115_h7_Pair { a: p16.b * -0.5, b: (t10.tanh()).sin() + p16.a };
+        let q17 = P115H7Pair { a: p16.b * -0.5, b: (t10.tanh()).sin() + p16.a };
         let t18 = q17.a * q17.b + p16.a;
         let t19 = p115_h0(&buf4, a);
         t19 + t18 + t15 + t13 + t11 + a * 0.3
@@ -5054,14 +5048,13 @@ program! {
 }
 
 #[differentiable]
-fn p166_h0(v: &[f64], s: f64) -> p166_h0_Pair<f64> {
+fn p166_h0(v: &[f64], s: f64) -> P166H0Pair<f64> {
     let a = (v[0] * s).cos();
-    p166_h0_Pair { a, b: v[v.len() - 1] * 0.5 + s * a }
+    P166H0Pair { a, b: v[v.len() - 1] * 0.5 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p166_h0_Pair<T: autodiff::Real> {
+pub struct P166H0Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -5098,7 +5091,7 @@ program! {
     #[differentiable]
     fn p166(b: f64, ys: &mut [f64], xs: &[f64], a: f64) -> f64 {
         let p1 = p166_h0(&xs[1..4], a);
-        let q2 = p166_h0_Pair { a: p1.b * 0.75, b: (b * 1.5).sin() + p1.a };
+        let q2 = P166H0Pair { a: p1.b * 0.75, b: (b * 1.5).sin() + p1.a };
         let t3 = q2.a * q2.b + p1.a;
         let (h4, c5) = ys.split_at_mut(1);
         p166_h2(h4, c5, a);
@@ -5107,7 +5100,7 @@ program! {
         let t8 = p166_h3(&mut ys[1..], a).tanh();
         let t9 = ys[2] * 0.75;
         let p10 = p166_h0(&ys[1..=1], t3.tanh());
-        let q11 = p166_h0_Pair { a: p10.b * 0.75, b: (t3.tanh()).sin() + p10.a };
+        let q11 = P166H0Pair { a: p10.b * 0.75, b: (t3.tanh()).sin() + p10.a };
         let t12 = q11.a * q11.b + p10.a;
         let t13 = p166_h4(&xs[..], t7.tanh(), 3);
         let s14 = &xs[2..7];
@@ -5573,14 +5566,13 @@ program! {
 }
 
 #[differentiable]
-fn p183_h0(v: &[f64], s: f64) -> p183_h0_Pair<f64> {
+fn p183_h0(v: &[f64], s: f64) -> P183H0Pair<f64> {
     let a = (v[0] * s).sin();
-    p183_h0_Pair { a, b: v[v.len() - 1] * 0.6 + s * a }
+    P183H0Pair { a, b: v[v.len() - 1] * 0.6 + s * a }
 }
 
 #[derive(Clone, Debug, autodiff::Differentiable)]
-#[allow(non_camel_case_types)]
-pub struct p183_h0_Pair<T: autodiff::Real> {
+pub struct P183H0Pair<T: autodiff::Real> {
     pub a: T,
     pub b: T,
 }
@@ -5614,7 +5606,7 @@ program! {
     #[differentiable]
     fn p183(ys: &mut [f64], a: f64, b: f64, xs: &[f64]) -> f64 {
         let p1 = p183_h0(xs, a * 0.5);
-        let q2 = p183_h0_Pair { a: p1.b * -0.5, b: (a * 0.75).sin() + p1.a };
+        let q2 = P183H0Pair { a: p1.b * -0.5, b: (a * 0.75).sin() + p1.a };
         let t3 = q2.a * q2.b + p1.a;
         let mut buf4 = vec![0.0; 2];
         for i in 0..2 {
