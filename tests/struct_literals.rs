@@ -476,3 +476,59 @@ fn operators_of_a_users_struct() {
     assert_eq!(value, scaled_sum_dot(PA, PB, 2.0));
     assert!(close(tangent, ga.x, 1e-15));
 }
+
+/// Points pushed onto a local `Vec` from a flat slice, then read by a loop and by index.
+#[differentiable]
+fn pushed_points(xs: &[f64]) -> f64 {
+    let mut pts = Vec::new();
+    for i in 0..xs.len() / 2 {
+        pts.push(Vec2 {
+            x: xs[2 * i],
+            y: xs[2 * i + 1],
+        });
+    }
+    let mut s = 0.0;
+    for p in &pts {
+        s += p.x * p.y;
+    }
+    s + pts[0].x
+}
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Cell<T> {
+    pub a: T,
+    pub v: Vec<T>,
+}
+
+/// Generic structs with a `Vec` member pushed onto a local `Vec`.
+#[differentiable]
+fn pushed_cells<T: Float>(xs: &[T]) -> T {
+    let mut cells = Vec::new();
+    for i in 0..xs.len() {
+        cells.push(Cell {
+            a: xs[i] * xs[i],
+            v: vec![xs[i]],
+        });
+    }
+    let mut s = T::zero();
+    for c in &cells {
+        s = s + c.a * c.v[0];
+    }
+    s
+}
+
+#[test]
+fn structs_pushed_onto_a_local_vec() {
+    let xs = [0.3, -0.7, 1.1, 0.4];
+    // x₀y₀ + x₁y₁ + x₀: by hand
+    let g = gradients_function!(pushed_points)(&xs);
+    assert_eq!(g, vec![xs[1] + 1.0, xs[0], xs[3], xs[2]]);
+    let (value, tangent) = jvp!(pushed_points)(&xs, &[1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(value, pushed_points(&xs));
+    assert!(close(tangent, g[0], 1e-15));
+    // Σ x³: 3x²
+    let g = gradients_function!(pushed_cells)(&xs[..]);
+    for (gi, x) in g.iter().zip(&xs) {
+        assert!(close(*gi, 3.0 * x * x, 1e-14));
+    }
+}

@@ -453,7 +453,13 @@ pub enum Stmt {
     /// and writes the adjoint of a grown `Vec` through rules that grow it as needed
     /// (`ops::grown_index_d0`): a `Vec` made again in each iteration has had other lengths;
     /// the reverse of the growth shrinks the adjoint back to `len`, the length before it.
-    Grow { cell: CellId, len: Operand },
+    /// `value` is the element pushed (the `WriteIndex` after writes it again): the growth
+    /// pushes a copy of it, so an element type without `Default` (a user's struct) can grow.
+    Grow {
+        cell: CellId,
+        len: Operand,
+        value: Operand,
+    },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
     /// `if cond { then } else { els }` on an inactive `bool`.

@@ -399,9 +399,11 @@ impl Emitter<'_> {
                 let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
                 out.extend(quote!(#c[#i] = #v;));
             }
-            Stmt::Grow { cell, .. } => {
-                let c = cell.ident();
-                out.extend(quote!(#c.push(::core::default::Default::default());));
+            Stmt::Grow { cell, value, .. } => {
+                // (a copy of the element the write after writes: an element type may have
+                // no `Default`)
+                let (c, v) = (cell.ident(), value.tokens());
+                out.extend(quote!(#c.push(::core::clone::Clone::clone(&#v));));
             }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();

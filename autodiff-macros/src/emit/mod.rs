@@ -166,8 +166,9 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                         self.operand(value);
                         self.write(*cell);
                     }
-                    Stmt::Grow { cell, len } => {
+                    Stmt::Grow { cell, len, value } => {
                         self.operand(len);
+                        self.operand(value);
                         self.write(*cell);
                     }
                     Stmt::Effect(ts) => self.mentions(ts),
@@ -1201,9 +1202,10 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
                     other(&index.tokens(), uses);
                     other(&value.tokens(), uses);
                 }
-                Stmt::Grow { cell, len } => {
+                Stmt::Grow { cell, len, value } => {
                     uses.entry(*cell).or_default().other_write = true;
                     other(&len.tokens(), uses);
+                    other(&value.tokens(), uses);
                 }
                 Stmt::Let { rhs, .. } => {
                     let ops: Vec<&Operand> = match rhs {
@@ -1442,7 +1444,10 @@ pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
                     op(value, n);
                 }
                 Stmt::Effect(t) => ts(t, n),
-                Stmt::Grow { len, .. } => op(len, n),
+                Stmt::Grow { len, value, .. } => {
+                    op(len, n);
+                    op(value, n);
+                }
                 Stmt::If { cond, then, els } => {
                     op(cond, n);
                     uses(then, n);

@@ -764,7 +764,7 @@ impl Emitter<'_> {
             // element rules of a grown `Vec` tolerate an adjoint of another length); the
             // adjoint shrinks back to the length before the push, so that the value the
             // `Vec` started from (`let mut v = x.to_vec();`) gets an adjoint of its length.
-            Stmt::Grow { cell, len } => {
+            Stmt::Grow { cell, len, .. } => {
                 if self.body.cells[cell.0].active {
                     let (dc, len) = (cell.adjoint(), self.operand(len));
                     out.extend(quote!(#rt::ops::grown_shrink_d0(&mut #dc, #len);));

@@ -395,11 +395,11 @@ impl Tangents<'_> {
                 };
                 out.extend(quote!(#tc[#i] = #t;));
             }
-            Stmt::Grow { cell, .. } => {
+            Stmt::Grow { cell, value, .. } => {
                 self.primal.fwd_stmt(out, stmt);
                 if self.body.cells[cell.0].active {
-                    let tc = tangent_cell(*cell);
-                    out.extend(quote!(#tc.push(::core::default::Default::default());));
+                    let (tc, v) = (tangent_cell(*cell), value.tokens());
+                    out.extend(quote!(#tc.push(#rt::zero_tangent(&#v));));
                 }
             }
             Stmt::If { cond, then, els } => {

@@ -116,8 +116,9 @@ impl Uses {
                 self.cell_reads.insert(*cell);
             }
             Stmt::Effect(ts) => self.mention(ts),
-            Stmt::Grow { cell, len } => {
+            Stmt::Grow { cell, len, value } => {
                 self.operand(len);
+                self.operand(value);
                 self.cell_writes.insert(*cell);
                 self.cell_reads.insert(*cell);
             }

@@ -226,6 +226,9 @@ impl Lowering<'_> {
             return None;
         }
         let value = self.operand_of(&m.args[0]);
+        if matches!(&value, Operand::Var(v) if self.vars[v.0].owned_struct) {
+            self.struct_cells.insert(cell);
+        }
         let c = cell.ident();
         let index = self.inactive(quote!(#c.len()), e.span());
         let index = self.operand(index, e.span());
@@ -233,6 +236,7 @@ impl Lowering<'_> {
         self.block.stmts.push(Stmt::Grow {
             cell,
             len: index.clone(),
+            value: value.clone(),
         });
         if self.operand_active(&value) {
             self.found_active_cells

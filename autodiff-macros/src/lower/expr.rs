@@ -333,6 +333,10 @@ impl Lowering<'_> {
         }
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
+        if matches!(place, Place::Cell(c) if self.struct_cells.contains(&c)) {
+            // a struct pushed onto a local `Vec`: borrowed
+            self.vars[v.0].maybe_array = true;
+        }
         if let Place::Var(p) = place {
             if self.vec_rows.contains(&p) {
                 // a row that is a `Vec`: borrowed, its elements read through it

@@ -378,6 +378,10 @@ impl Lowering<'_> {
                     },
                     span,
                 );
+                if matches!(place, Place::Cell(c) if l.struct_cells.contains(c)) {
+                    // (a struct pushed onto a local `Vec`: borrowed)
+                    l.vars[v.0].maybe_array = true;
+                }
                 elems.push(Value::Ref(Box::new(Value::Var(v))));
             }
             let value = if enumerate {

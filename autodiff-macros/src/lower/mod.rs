@@ -134,6 +134,9 @@ pub struct Lowering<'a> {
     /// is a user's (`a: V3`, `a: &V3`), and the results of the operators applied to them
     /// (`a - b` with `impl Sub for V3`, lowered as the method it is, see `binary`).
     struct_values: HashSet<VarId>,
+    /// Local `Vec`s a struct value was pushed onto: their elements are borrowed when read
+    /// (`for p in &pts`, `pts[0].x`), not copied.
+    struct_cells: HashSet<CellId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -298,6 +301,7 @@ fn lower_pass(
         rows: HashSet::new(),
         made_values: HashSet::new(),
         struct_values: HashSet::new(),
+        struct_cells: HashSet::new(),
         discard: false,
         next_part: 0,
     };
