@@ -829,6 +829,17 @@ impl Polynomial {
             .map(|(a, b)| a * b * self.coefficients[0])
             .sum()
     }
+
+    /// `Σ wₖ cₖ tᵏ`, the weights from an `impl Fn` parameter of a method.
+    pub fn weighted_at(&self, t: f64, weight: impl Fn(usize) -> f64) -> f64 {
+        let mut acc = 0.0;
+        let mut power = 1.0;
+        for k in 0..self.coefficients.len() {
+            acc += weight(k) * self.coefficients[k] * power;
+            power *= t;
+        }
+        acc
+    }
 }
 
 /// A method of a constant parameter handed a constant local `Vec` beside `x`.
@@ -854,6 +865,10 @@ fn impl_trait_parameters_and_methods_handed_constants() {
     };
     let g = gradients_function!(Polynomial::weighted, params = ["x"])(&p, &x);
     assert_eq!(g, vec![1.5, 3.0, 4.5]);
+    // 1.5 + 2·0.5 t − 3·0.3 t²: 1 − 1.8 t
+    let g =
+        gradients_function!(Polynomial::weighted_at, params = ["t"])(&p, 0.5, |k| k as f64 + 1.0);
+    assert!(close(g, 1.0 - 1.8 * 0.5, 1e-15));
     let g = gradients_function!(through_a_parameter_method, params = ["x"])(&p, &x);
     assert_matches_differences("method", &g, |x| through_a_parameter_method(&p, x), &x);
 }

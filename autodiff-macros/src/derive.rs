@@ -242,15 +242,8 @@ pub fn derive(input: TokenStream) -> TokenStream {
         })
         .collect();
     let dual_items = crate::derive_dual::dual_items(name, &tangent, generics, &dual_fields);
-    let default_bounds: Vec<TokenStream> = fields
-        .iter()
-        .zip(&grad)
-        .filter(|(_, g)| **g)
-        .map(|(f, _)| {
-            let ty = &f.ty;
-            quote!(<#ty as #rt::Differentiable>::Tangent: ::core::default::Default)
-        })
-        .collect();
+    let default_item =
+        crate::derive_features::default_item(&feature_fields, &tangent, generics, &bounds);
     let doc = format!(
         "The tangent (gradient) of [`{name}`]: one field per field of `{name}`, `NoTangent` \
          for the `#[no_grad]` ones."
@@ -267,17 +260,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
 
         #dual_items
 
-        // (the zero a `Vec` of these grows its adjoint with, `ops::grown_index_d0`: every
-        // member's own default, an empty `Vec`'s lazily zero)
-        impl #impl_generics ::core::default::Default for #tangent #ty_generics
-        where
-            #(#bounds,)*
-            #(#default_bounds,)*
-        {
-            fn default() -> Self {
-                #tangent { #(#names: ::core::default::Default::default(),)* }
-            }
-        }
+        #default_item
 
         impl #impl_generics #rt::Differentiable for #name #ty_generics where #(#bounds,)* {
             type Tangent = #tangent #ty_generics;

@@ -1,9 +1,9 @@
 //! What `#[derive(Differentiable)]` adds to a struct's tangent when the facade's optional
 //! features are on (this crate's features of the same names; off, nothing is written):
 //!
-//! - `rayon`: `Add`, `AddAssign` (through the tangent's `Accumulate`), `Default` (every
-//!   field's default: an empty `Vec` or array, a zero that takes the shape of what is added
-//!   to it) and `Sum` (from that default), so gradients of the shards of a batch add.
+//! - `rayon`: `Add`, `AddAssign` (through the tangent's `Accumulate`) and `Sum` (from the
+//!   tangent's `Default`, which every build has: [`default_item`]), so gradients of the
+//!   shards of a batch add.
 //! - `serde`: serde's `Serialize` and `Deserialize`, through the facade's re-export.
 //!
 //! Each impl is bounded by what it needs of the fields' tangents, so a field whose tangent
@@ -89,16 +89,17 @@ pub fn tangent_attributes(fields: &[Field<'_>], generics: &syn::Generics) -> Tok
     }
 }
 
-/// Items beside the tangent struct (`Add`, `AddAssign`, `Default`, `Sum`).
-pub fn tangent_items(
+/// `Default` of the tangent, on with every feature: every field's default (`0.0`, an empty
+/// `Vec` or array, `NoTangent`), a zero that takes the shape of what is added to it — what a
+/// `Vec` of the struct built by `push` grows its adjoint with (`ops::grown_index_d0`), and
+/// what `Sum` starts from. Bounded like the others (a field whose tangent has no `Default`
+/// leaves the tangent without it).
+pub fn default_item(
     fields: &[Field<'_>],
     tangent: &syn::Ident,
     generics: &syn::Generics,
     bounds: &[TokenStream],
 ) -> TokenStream {
-    if !cfg!(feature = "rayon") {
-        return TokenStream::new();
-    }
     let rt = quote!(::autodiff::__private);
     let (impl_generics, ty_generics, _) = generics.split_for_impl();
     let default_bounds = tangent_bounds(fields, generics, &quote!(::core::default::Default));
@@ -115,6 +116,35 @@ pub fn tangent_items(
          that takes the shape of what is added to it."
     );
     quote! {
+        #[doc = #doc_default]
+        impl #impl_generics ::core::default::Default for #tangent #ty_generics
+        where
+            #(#bounds,)*
+            #(#default_bounds,)*
+        {
+            fn default() -> Self {
+                #tangent { #(#defaults,)* }
+            }
+        }
+
+    }
+}
+
+/// Items beside the tangent struct (`Add`, `AddAssign`, `Sum`; `Default` is
+/// [`default_item`]'s).
+pub fn tangent_items(
+    fields: &[Field<'_>],
+    tangent: &syn::Ident,
+    generics: &syn::Generics,
+    bounds: &[TokenStream],
+) -> TokenStream {
+    if !cfg!(feature = "rayon") {
+        return TokenStream::new();
+    }
+    let rt = quote!(::autodiff::__private);
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
+    let default_bounds = tangent_bounds(fields, generics, &quote!(::core::default::Default));
+    quote! {
         /// `a += b`: adds field by field (`Accumulate`).
         impl #impl_generics ::core::ops::AddAssign for #tangent #ty_generics where #(#bounds,)* {
             fn add_assign(&mut self, rhs: Self) {
@@ -128,17 +158,6 @@ pub fn tangent_items(
             fn add(mut self, rhs: Self) -> Self {
                 #rt::Accumulate::accumulate(&mut self, rhs);
                 self
-            }
-        }
-
-        #[doc = #doc_default]
-        impl #impl_generics ::core::default::Default for #tangent #ty_generics
-        where
-            #(#bounds,)*
-            #(#default_bounds,)*
-        {
-            fn default() -> Self {
-                #tangent { #(#defaults,)* }
             }
         }
 

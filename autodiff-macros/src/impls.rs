@@ -78,6 +78,11 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             }
         }
         method.attrs = kept_attrs;
+        // (an inherent method's signature is its own: `impl Trait` parameters named as the
+        // type parameters they are, as a free function's; a trait's method keeps its trait's)
+        if matches!(place, Place::Method) {
+            crate::signature::name_impl_trait_parameters(&mut method.sig);
+        }
         let original_sig = method.sig.clone();
         strip_markers(&mut method.sig);
         let explicit = inner.is_some();
