@@ -942,3 +942,49 @@ fn increments_of_a_vec_built_by_push() {
     );
     assert_eq!(fd.len(), 4);
 }
+
+// ---------------------------------------------------------------------------------------
+// The largest and smallest element: `max_by`/`min_by` with `partial_cmp`/`total_cmp`, and a
+// fold comparing copied items
+// ---------------------------------------------------------------------------------------
+
+/// log Σ exp(xᵢ − m) + m, the maximum by `max_by(|a, b| a.partial_cmp(b).unwrap())`.
+#[differentiable]
+fn log_sum_exp_by_max_by(x: &[f64]) -> f64 {
+    let m = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+    x.iter().map(|v| (v - m).exp()).sum::<f64>().ln() + m
+}
+
+/// `2 max + min + max`, by a fold of copies, `min_by(total_cmp)` and `max_by` over copies.
+#[differentiable]
+fn extremes(x: &[f64]) -> f64 {
+    let m = x
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, |a, v| if v > a { v } else { a });
+    let n = *x.iter().min_by(|a, b| a.total_cmp(b)).unwrap();
+    let k = x
+        .iter()
+        .copied()
+        .max_by(|a, b| a.partial_cmp(b).expect("no NaN"))
+        .unwrap();
+    m * 2.0 + n + k
+}
+
+#[test]
+fn largest_and_smallest_elements() {
+    let x = [0.3, -0.7, 1.1];
+    // softmax, by hand
+    let g = gradients_function!(log_sum_exp_by_max_by)(&x);
+    let s: f64 = x.iter().map(|v| v.exp()).sum();
+    for (gi, v) in g.iter().zip(&x) {
+        assert!(close(*gi, v.exp() / s, 1e-14));
+    }
+    // the maximum x₂ three times, the minimum x₁ once
+    let g = gradients_function!(extremes)(&x);
+    assert_eq!(g, vec![0.0, 1.0, 3.0]);
+    assert_matches_differences("extremes", &g, extremes, &x);
+    let (value, tangent) = jvp!(extremes)(&x, &[0.5, 1.0, 2.0]);
+    assert_eq!(value, extremes(&x));
+    assert!(close(tangent, 1.0 + 6.0, 1e-15));
+}

@@ -740,6 +740,14 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     let syn::Expr::MethodCall(end) = end else {
         return None;
     };
+    if let Some(extreme) = extreme_by(end) {
+        let span = unwrap.method.span();
+        return Some(if by_value {
+            extreme
+        } else {
+            syn::parse_quote_spanned!(span=> &(#extreme))
+        });
+    }
     if !end.args.is_empty() || end.turbofish.is_some() {
         return None;
     }
@@ -873,4 +881,91 @@ impl Lowering<'_> {
         self.struct_values.insert(v);
         Some(Value::Var(v))
     }
+}
+
+/// `x.iter().max_by(|a, b| a.partial_cmp(b).unwrap())` (also `total_cmp`, `min_by`, over
+/// `.copied()`/`.cloned()`) of a named sequence: the fold it is, from the first element —
+/// `x[1..].iter().copied().fold(x[0], |m, v| if v >= m { v } else { m })`, the last of equal
+/// maxima as `max_by` returns it (`min_by` the first of equal minima, `v < m`). The value is
+/// the one `max_by` finds, and its gradient goes to that element.
+fn extreme_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let max = match m.method.to_string().as_str() {
+        "max_by" => true,
+        "min_by" => false,
+        _ => return None,
+    };
+    let [syn::Expr::Closure(c)] = m.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let names: Vec<String> = c
+        .inputs
+        .iter()
+        .filter_map(|p| match p {
+            syn::Pat::Ident(i) => Some(i.ident.to_string()),
+            syn::Pat::Type(t) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let [a, b] = &names[..] else {
+        return None;
+    };
+    // `a.partial_cmp(b).unwrap()` / `.expect(…)`, or `a.total_cmp(b)`
+    let mut body = &*c.body;
+    if let syn::Expr::MethodCall(u) = body {
+        if (u.method == "unwrap" && u.args.is_empty())
+            || (u.method == "expect" && u.args.len() == 1)
+        {
+            body = &u.receiver;
+        }
+    }
+    let syn::Expr::MethodCall(cmp) = body else {
+        return None;
+    };
+    let names_of = |e: &syn::Expr, n: &str| {
+        let e = match e {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        matches!(e, syn::Expr::Path(p) if p.path.is_ident(n))
+    };
+    let ordered = (cmp.method == "partial_cmp" || cmp.method == "total_cmp")
+        && cmp.args.len() == 1
+        && names_of(&cmp.receiver, a)
+        && names_of(&cmp.args[0], b);
+    if !ordered {
+        return None;
+    }
+    // the sequence: `x.iter()`, `x.iter().copied()`, `x.iter().cloned()`
+    let mut src = &*m.receiver;
+    if let syn::Expr::MethodCall(c) = src {
+        if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
+            src = &c.receiver;
+        }
+    }
+    let syn::Expr::MethodCall(iter) = src else {
+        return None;
+    };
+    if iter.method != "iter" || !iter.args.is_empty() {
+        return None;
+    }
+    let seq = &*iter.receiver;
+    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+        return None;
+    }
+    let span = m.method.span();
+    let (acc, item) = (
+        syn::Ident::new("__autodiff_extreme", proc_macro2::Span::mixed_site()),
+        syn::Ident::new("__autodiff_item", proc_macro2::Span::mixed_site()),
+    );
+    let keep: syn::Expr = if max {
+        syn::parse_quote!(#item >= #acc)
+    } else {
+        syn::parse_quote!(#item < #acc)
+    };
+    Some(syn::parse_quote_spanned! {span=>
+        #seq[1..].iter().copied().fold(#seq[0], |#acc, #item| if #keep { #item } else { #acc })
+    })
 }

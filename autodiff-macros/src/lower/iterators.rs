@@ -13,6 +13,9 @@ pub(super) struct Source {
     pub lo: Option<syn::Expr>,
     pub hi: Option<syn::Expr>,
     pub ops: Vec<SourceOp>,
+    /// Whether its items are copies (`x.iter().copied()`, `.cloned()`): bound as values,
+    /// not as references (`v >= m` compares two floats).
+    pub copied: bool,
 }
 
 #[derive(Clone)]
@@ -81,6 +84,7 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
             lo: None,
             hi: None,
             ops: Vec::new(),
+            copied: false,
         }),
         syn::Expr::Index(ix) => match &*ix.index {
             syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
@@ -100,6 +104,13 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
 
 /// One source with its adapters (`x.iter().skip(1)`, `x[1..].iter().rev()`, `&x`, `x`).
 fn source(e: &syn::Expr) -> Option<Source> {
+    let copied = !std::ptr::eq(strip_copied(e), e);
+    let mut s = source_uncopied(e)?;
+    s.copied |= copied;
+    Some(s)
+}
+
+fn source_uncopied(e: &syn::Expr) -> Option<Source> {
     match strip_copied(e) {
         syn::Expr::MethodCall(m) => {
             let name = m.method.to_string();
@@ -350,11 +361,14 @@ impl Lowering<'_> {
         };
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
         let enumerate = chain.enumerate;
+        let copies: Vec<bool> = chain.sources.iter().map(|s| s.copied).collect();
         let skipped: Vec<syn::Expr> = chain.skipped.iter().map(|n| self.renamed(n)).collect();
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for (place, (_, lo, hi, forward)) in resolved.iter().zip(&ranges) {
+            for ((place, (_, lo, hi, forward)), copied) in resolved.iter().zip(&ranges).zip(&copies)
+            {
+                let copied = *copied;
                 let index = match (lo, hi, forward) {
                     (Some(lo), _, true) => {
                         let kk = k.ident();
@@ -382,7 +396,11 @@ impl Lowering<'_> {
                     // (a struct pushed onto a local `Vec`: borrowed)
                     l.vars[v.0].maybe_array = true;
                 }
-                elems.push(Value::Ref(Box::new(Value::Var(v))));
+                elems.push(if copied {
+                    Value::Var(v)
+                } else {
+                    Value::Ref(Box::new(Value::Var(v)))
+                });
             }
             let value = if enumerate {
                 let item = if elems.len() == 2 {
