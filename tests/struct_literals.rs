@@ -345,23 +345,16 @@ fn methods_returning_self_called_on_the_values_they_make() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Operators of a user's struct (`impl Sub for P3` in an annotated impl): `a - b`, `a * k +
+// Operators of a user's struct (`impl Sub for V3` in an annotated impl): `a - b`, `a * k +
 // b`, and its methods called on the values they make, whatever their names (`d.dot(&d)`)
 // ---------------------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, Differentiable)]
-pub struct P3 {
-    pub x: f64,
-    pub y: f64,
-    pub z: f64,
-}
-
 #[differentiable]
-impl std::ops::Sub for P3 {
-    type Output = P3;
+impl std::ops::Sub for V3 {
+    type Output = V3;
     #[differentiable(self)]
-    fn sub(self, o: P3) -> P3 {
-        P3 {
+    fn sub(self, o: V3) -> V3 {
+        V3 {
             x: self.x - o.x,
             y: self.y - o.y,
             z: self.z - o.z,
@@ -370,11 +363,11 @@ impl std::ops::Sub for P3 {
 }
 
 #[differentiable]
-impl std::ops::Add for P3 {
-    type Output = P3;
+impl std::ops::Add for V3 {
+    type Output = V3;
     #[differentiable(self)]
-    fn add(self, o: P3) -> P3 {
-        P3 {
+    fn add(self, o: V3) -> V3 {
+        V3 {
             x: self.x + o.x,
             y: self.y + o.y,
             z: self.z + o.z,
@@ -383,11 +376,11 @@ impl std::ops::Add for P3 {
 }
 
 #[differentiable]
-impl std::ops::Mul<f64> for P3 {
-    type Output = P3;
+impl std::ops::Mul<f64> for V3 {
+    type Output = V3;
     #[differentiable(self)]
-    fn mul(self, k: f64) -> P3 {
-        P3 {
+    fn mul(self, k: f64) -> V3 {
+        V3 {
             x: self.x * k,
             y: self.y * k,
             z: self.z * k,
@@ -396,23 +389,23 @@ impl std::ops::Mul<f64> for P3 {
 }
 
 #[differentiable]
-impl P3 {
+impl V3 {
     #[differentiable(self)]
-    pub fn dot(&self, o: &P3) -> f64 {
+    pub fn dot(&self, o: &V3) -> f64 {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
 }
 
 /// `|a − b|²` by the operator.
 #[differentiable]
-fn squared_distance(a: P3, b: P3) -> f64 {
+fn squared_distance(a: V3, b: V3) -> f64 {
     let d = a - b;
     d.dot(&d)
 }
 
 /// The same by the method written out.
 #[differentiable]
-fn squared_distance_by_method(a: P3, b: P3) -> f64 {
+fn squared_distance_by_method(a: V3, b: V3) -> f64 {
     let d = a.sub(b);
     let e = a - b;
     d.dot(&e)
@@ -420,60 +413,45 @@ fn squared_distance_by_method(a: P3, b: P3) -> f64 {
 
 /// `(a k + b) · a`.
 #[differentiable]
-fn scaled_sum_dot(a: P3, b: P3, k: f64) -> f64 {
+fn scaled_sum_dot(a: V3, b: V3, k: f64) -> f64 {
     let m = a * k + b;
     m.dot(&a)
 }
 
-const PA: P3 = P3 {
-    x: 0.3,
-    y: -0.7,
-    z: 1.1,
-};
-const PB: P3 = P3 {
-    x: 1.0,
-    y: 0.5,
-    z: -0.2,
-};
-
 #[test]
 fn operators_of_a_users_struct() {
     // by hand: ∂|a − b|²/∂a = 2 (a − b)
-    let (ga, gb) = gradients_function!(squared_distance)(PA, PB);
+    let (ga, gb) = gradients_function!(squared_distance)(A, B);
     assert_eq!(
         (ga.x, ga.y, ga.z),
-        (
-            2.0 * (PA.x - PB.x),
-            2.0 * (PA.y - PB.y),
-            2.0 * (PA.z - PB.z)
-        )
+        (2.0 * (A.x - B.x), 2.0 * (A.y - B.y), 2.0 * (A.z - B.z))
     );
-    assert_eq!(gb.x, -2.0 * (PA.x - PB.x));
-    let (ga2, _) = gradients_function!(squared_distance_by_method)(PA, PB);
+    assert_eq!(gb.x, -2.0 * (A.x - B.x));
+    let (ga2, _) = gradients_function!(squared_distance_by_method)(A, B);
     assert_eq!((ga2.x, ga2.y, ga2.z), (ga.x, ga.y, ga.z));
     // (a k + b) · a: ∂/∂k = |a|², ∂/∂a = 2k a + b, ∂/∂b = a
-    let (ga, gb, gk) = gradients_function!(scaled_sum_dot)(PA, PB, 2.0);
-    assert!(close(gk, PA.x * PA.x + PA.y * PA.y + PA.z * PA.z, 1e-15));
-    assert!(close(ga.y, 4.0 * PA.y + PB.y, 1e-15));
-    assert_eq!((gb.x, gb.y, gb.z), (PA.x, PA.y, PA.z));
-    let t = P3Tangent {
+    let (ga, gb, gk) = gradients_function!(scaled_sum_dot)(A, B, 2.0);
+    assert!(close(gk, A.x * A.x + A.y * A.y + A.z * A.z, 1e-15));
+    assert!(close(ga.y, 4.0 * A.y + B.y, 1e-15));
+    assert_eq!((gb.x, gb.y, gb.z), (A.x, A.y, A.z));
+    let t = V3Tangent {
         x: 1.0,
         y: 0.0,
         z: 0.0,
     };
     let (value, tangent) = jvp!(scaled_sum_dot)(
-        PA,
-        PB,
+        A,
+        B,
         2.0,
         t,
-        P3Tangent {
+        V3Tangent {
             x: 0.0,
             y: 0.0,
             z: 0.0,
         },
         0.0,
     );
-    assert_eq!(value, scaled_sum_dot(PA, PB, 2.0));
+    assert_eq!(value, scaled_sum_dot(A, B, 2.0));
     assert!(close(tangent, ga.x, 1e-15));
 }
 

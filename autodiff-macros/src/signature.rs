@@ -779,38 +779,17 @@ pub fn output_tangent_type(ty: &syn::Type, generics: &syn::Generics) -> syn::Typ
             if args && (name.starts_with("Point") || name == "OPoint" || name.starts_with("Unit")) {
                 return projected();
             }
-            // a type parameter, and the types that are their own tangents: floats, `Vec`s,
-            // ndarray's and nalgebra's arrays
-            let param =
-                p.path.segments.len() == 1 && generics.type_params().any(|t| t.ident == last.ident);
-            let own = prims::is_float_type_name(&name)
-                || prims::is_constant_type_name(&name)
-                || matches!(
-                    name.as_str(),
-                    "Vec" | "ArrayBase" | "ArrayD" | "Array" | "ArcArray"
-                )
-                || (name.starts_with("Array") && name[5..].chars().all(|c| c.is_ascii_digit()))
-                || (args
-                    && [
-                        "Matrix",
-                        "Vector",
-                        "RowVector",
-                        "DVector",
-                        "DMatrix",
-                        "SVector",
-                        "SMatrix",
-                        "OMatrix",
-                        "OVector",
-                        "Quaternion",
-                        "Complex",
-                    ]
-                    .iter()
-                    .any(|n| name.starts_with(n)));
-            if param || own {
-                ty.clone()
-            } else {
-                // a derived `Differentiable` struct (`State`, `Self`): its `…Tangent`
+            // a derived struct (`State`, `Params<T>`, `Self`): its `…Tangent`; floats,
+            // integers, `Vec`s, ndarray's and nalgebra's arrays and type parameters are their
+            // own tangents (the forward mode's reading of parameters, `emit::struct_param_type`)
+            let type_params: Vec<syn::Ident> =
+                generics.type_params().map(|t| t.ident.clone()).collect();
+            if !prims::is_constant_type_name(&name)
+                && crate::emit::struct_param_type(ty, &type_params)
+            {
                 projected()
+            } else {
+                ty.clone()
             }
         }
         _ => ty.clone(),

@@ -172,6 +172,11 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
 }
 
 impl Emitter<'_> {
+    /// Whether `o` is a user's struct held by value (`VarInfo::owned_struct`).
+    pub(crate) fn owned_struct(&self, o: &Operand) -> bool {
+        matches!(o, Operand::Var(v) if self.body.vars[v.0].owned_struct)
+    }
+
     /// Whether the forward sweep saves `v` for the reverse sweep (on its region's tape).
     pub(crate) fn is_saved(&self, v: VarId) -> bool {
         self.body.region_of(v) != RegionId::BODY
@@ -400,10 +405,16 @@ impl Emitter<'_> {
                 out.extend(quote!(#c[#i] = #v;));
             }
             Stmt::Grow { cell, value, .. } => {
-                // (a copy of the element the write after writes: an element type may have
-                // no `Default`)
-                let (c, v) = (cell.ident(), value.tokens());
-                out.extend(quote!(#c.push(::core::clone::Clone::clone(&#v));));
+                // (a struct's a copy of the element the write after writes, as it may have no
+                // `Default`; anything else's, a default that costs nothing)
+                let c = cell.ident();
+                let element = if self.owned_struct(value) {
+                    let v = value.tokens();
+                    quote!(::core::clone::Clone::clone(&#v))
+                } else {
+                    quote!(::core::default::Default::default())
+                };
+                out.extend(quote!(#c.push(#element);));
             }
             Stmt::If { cond, then, els } => {
                 let c = cond.tokens();

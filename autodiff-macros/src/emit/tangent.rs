@@ -398,8 +398,14 @@ impl Tangents<'_> {
             Stmt::Grow { cell, value, .. } => {
                 self.primal.fwd_stmt(out, stmt);
                 if self.body.cells[cell.0].active {
-                    let (tc, v) = (tangent_cell(*cell), value.tokens());
-                    out.extend(quote!(#tc.push(#rt::zero_tangent(&#v));));
+                    let tc = tangent_cell(*cell);
+                    let element = if self.primal.owned_struct(value) {
+                        let v = value.tokens();
+                        quote!(#rt::zero_tangent(&#v))
+                    } else {
+                        quote!(::core::default::Default::default())
+                    };
+                    out.extend(quote!(#tc.push(#element);));
                 }
             }
             Stmt::If { cond, then, els } => {
@@ -524,7 +530,7 @@ impl Tangents<'_> {
             tangents.push(match self.operand_tangent(a) {
                 // (a value handed by value whose tangent is no scalar — a struct's, read
                 // again after the call, `a * k` then `m.dot(&a)`: a copy)
-                Some(t) if matches!(a, Operand::Var(v) if self.body.vars[v.0].owned_struct) => {
+                Some(t) if self.primal.owned_struct(a) => {
                     quote!(::core::clone::Clone::clone(&#t))
                 }
                 Some(t) => t,

@@ -14,7 +14,9 @@ impl Lowering<'_> {
         }
         // a method of a user's struct (`d.dot(&d)`, `a.sub(b)`), whatever its name: the
         // annotated `impl`'s, not a primitive's
-        if name != "clone" && self.struct_receiver(&m.receiver) {
+        // (`self.helper(x)` is a sibling's call, through `Self::`, below)
+        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+        if name != "clone" && !on_self && self.names_struct(&m.receiver) {
             let recv = self.expr(&m.receiver);
             let mut args = vec![self.operand(recv, m.receiver.span())];
             for a in &m.args {
@@ -24,7 +26,6 @@ impl Lowering<'_> {
                 // (an operator's method, `a.sub(b)`, gives a struct like its receiver)
                 if let (Value::Var(v), "add" | "sub" | "mul" | "div" | "neg") = (&v, name.as_str())
                 {
-                    self.struct_values.insert(*v);
                     self.vars[v.0].owned_struct = true;
                 }
                 return v;
@@ -79,7 +80,6 @@ impl Lowering<'_> {
                 return self.assign(recv, &value, None, e);
             }
         }
-        let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
         // (a method of a parameter of a user's type, or of its field, may be a method of an
         // annotated `impl`: see `method_form_call`)
         if rules::method_rule(&name).is_none()
@@ -419,8 +419,6 @@ impl Lowering<'_> {
         }
     }
 
-    /// Whether `recv` is a parameter of a type that is not a number or a container of
-    /// numbers (`dist: &StudentsT`), or a field of one (`self.normal`, `m.layer`).
     /// Whether the local `name` holds a value a differentiable call or a struct literal
     /// made (see `Lowering::made_values`).
     fn made_value(&self, name: &str) -> bool {
@@ -471,28 +469,8 @@ impl Lowering<'_> {
                     && self.made_value(&i.to_string())))
     }
 
-    /// Whether `recv` is a parameter of a user's struct type or a local holding a struct
-    /// value (see `Lowering::struct_values`).
-    fn struct_receiver(&self, recv: &syn::Expr) -> bool {
-        let syn::Expr::Path(p) = recv else {
-            return false;
-        };
-        let Some(name) = p.path.get_ident().map(ToString::to_string) else {
-            return false;
-        };
-        // (`self.helper(x)` is a sibling's call, through `Self::`)
-        if name == "self" {
-            return false;
-        }
-        match self.lookup(&name) {
-            Some(Binding::Value(Value::Var(v))) => {
-                self.struct_values.contains(v) || self.struct_params.contains(&name)
-            }
-            Some(Binding::Value(_)) => self.struct_params.contains(&name),
-            _ => false,
-        }
-    }
-
+    /// Whether `recv` is a parameter of a type that is not a number or a container of
+    /// numbers (`dist: &StudentsT`), or a field of one (`self.normal`, `m.layer`).
     fn receiver_of_user_type(&self, recv: &syn::Expr) -> bool {
         fn root(e: &syn::Expr) -> Option<String> {
             match e {

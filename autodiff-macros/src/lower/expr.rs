@@ -795,7 +795,6 @@ impl Lowering<'_> {
             self.vars[v.0].maybe_array = true;
             self.vars[v.0].owned_struct = true;
             self.made_values.insert(v);
-            self.struct_values.insert(v);
         }
         v
     }
@@ -816,23 +815,31 @@ fn integer_literal(e: &syn::Expr) -> bool {
 }
 
 impl Lowering<'_> {
-    /// Whether `o` (the operand lowered from `e`) is known to be of a user's struct type.
-    fn struct_operand(&self, e: &syn::Expr, o: &Operand) -> bool {
-        let of_user_type = |e: &syn::Expr| match e {
+    /// Whether `e` names a value known to be of a user's struct type (through `(…)` and
+    /// `&`): a parameter of such a type (`Lowering::struct_params`), or a local holding a
+    /// struct literal's or a struct operator's value (`VarInfo::owned_struct`).
+    pub(super) fn names_struct(&self, e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Paren(p) => self.names_struct(&p.expr),
+            syn::Expr::Reference(r) => self.names_struct(&r.expr),
             syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
                 let name = i.to_string();
-                self.struct_params.contains(&name)
-                    && matches!(self.lookup(&name), Some(Binding::Value(_)))
+                match self.lookup(&name) {
+                    Some(Binding::Value(Value::Var(v))) => {
+                        self.vars[v.0].owned_struct || self.struct_params.contains(&name)
+                    }
+                    Some(Binding::Value(_)) => self.struct_params.contains(&name),
+                    _ => false,
+                }
             }),
             _ => false,
-        };
-        let e = match e {
-            syn::Expr::Paren(p) => &*p.expr,
-            syn::Expr::Reference(r) => &*r.expr,
-            other => other,
-        };
-        of_user_type(e)
-            || matches!(o, Operand::Var(v) | Operand::Ref(v) if self.struct_values.contains(v))
+        }
+    }
+
+    /// Whether `o` (the operand lowered from `e`) is known to be of a user's struct type.
+    fn struct_operand(&self, e: &syn::Expr, o: &Operand) -> bool {
+        self.names_struct(e)
+            || matches!(o, Operand::Var(v) | Operand::Ref(v) if self.vars[v.0].owned_struct)
     }
 
     /// `a - b`, `a * k`, … of values of a user's struct (`impl Sub for V3` in an annotated
@@ -878,7 +885,6 @@ impl Lowering<'_> {
         self.vars[v.0].maybe_array = true;
         self.vars[v.0].owned_struct = true;
         self.made_values.insert(v);
-        self.struct_values.insert(v);
         Some(Value::Var(v))
     }
 }

@@ -79,9 +79,8 @@ pub struct Lowering<'a> {
     /// parameter, a slice, `Vec`, array or ndarray array): a method of theirs without a
     /// derivative rule is a query, not a method of an annotated `impl`.
     numeric_params: HashSet<String>,
-    /// The parameters whose type is a user's struct as far as the syntax tells: a path
-    /// without generic arguments that is no number, container or type parameter
-    /// (`a: V3`, `s: &State`).
+    /// The differentiable parameters whose type the macro takes for a derived struct's
+    /// (`a: V3`, `s: &State`, see `emit::struct_param_type`).
     struct_params: HashSet<String>,
     /// Values known to be sequences (a `vec![…]`, a copy by `to_vec`, a sub-slice, a
     /// sequence parameter), which `vec![…]` of them cannot hold yet.
@@ -130,10 +129,6 @@ pub struct Lowering<'a> {
     /// local holding one may be of a user's type, whose methods may be those of an
     /// annotated `impl` (`let b = a.scale(k); b.plus(a)`, see `method_form_call`).
     made_values: HashSet<VarId>,
-    /// Values known to be of a user's struct type: struct literals, parameters whose type
-    /// is a user's (`a: V3`, `a: &V3`), and the results of the operators applied to them
-    /// (`a - b` with `impl Sub for V3`, lowered as the method it is, see `binary`).
-    struct_values: HashSet<VarId>,
     /// Local `Vec`s a struct value was pushed onto: their elements are borrowed when read
     /// (`for p in &pts`, `pts[0].x`), not copied.
     struct_cells: HashSet<CellId>,
@@ -273,7 +268,7 @@ fn lower_pass(
         struct_params: sig
             .params
             .iter()
-            .filter(|p| p.differentiable && plain_struct_type(&p.ty, &generics_names(generics)))
+            .filter(|p| p.differentiable && struct_type(&p.ty, generics))
             .map(|p| p.name.clone())
             .collect(),
         sequences: HashSet::new(),
@@ -300,7 +295,6 @@ fn lower_pass(
         opaque_params: opaque_params(sig, generics),
         rows: HashSet::new(),
         made_values: HashSet::new(),
-        struct_values: HashSet::new(),
         struct_cells: HashSet::new(),
         discard: false,
         next_part: 0,
@@ -311,7 +305,7 @@ fn lower_pass(
         l.vars[v.0].shared_ref = matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_none());
         l.vars[v.0].owned_struct = p.differentiable
             && !matches!(&p.ty, syn::Type::Reference(_))
-            && plain_struct_type(&p.ty, &l.type_params);
+            && struct_type(&p.ty, generics);
         if sequence_type(&p.ty) {
             l.sequences.insert(v);
         }
@@ -949,19 +943,11 @@ fn generics_names(generics: &syn::Generics) -> Vec<String> {
 
 /// A float, a type parameter, or a slice, `Vec`, array or ndarray array (of anything),
 /// through references and tuples.
-/// `V3`, `&State`: a path without generic arguments that is not [`numeric_type`].
-fn plain_struct_type(ty: &syn::Type, type_params: &[String]) -> bool {
-    match ty {
-        syn::Type::Reference(r) => plain_struct_type(&r.elem, type_params),
-        syn::Type::Path(p) if p.qself.is_none() => {
-            !numeric_type(ty, type_params)
-                && p.path
-                    .segments
-                    .iter()
-                    .all(|s| matches!(s.arguments, syn::PathArguments::None))
-        }
-        _ => false,
-    }
+/// Whether a parameter of this type is one of a derived struct's (`V3`, `&State`,
+/// `Params<T>`): the forward mode's reading, `emit::struct_param_type`.
+fn struct_type(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    let type_params: Vec<syn::Ident> = generics.type_params().map(|t| t.ident.clone()).collect();
+    crate::emit::struct_param_type(ty, &type_params)
 }
 
 fn numeric_type(ty: &syn::Type, type_params: &[String]) -> bool {
