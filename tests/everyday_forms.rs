@@ -5,7 +5,8 @@
 //! `Vec` copied from a parameter, `const` tables iterated (`for c in COEFFS.iter()`, items
 //! `&f64`), `to_owned` of a slice, `std::mem::swap` of two locals, slices of derived
 //! structs read by index and by `windows`, slices of pairs, and a call's result iterated
-//! (`f(x).iter().map(…).sum()`). Each gradient against central finite differences and,
+//! (`f(x).iter().map(…).sum()`), folds into tuples, checked reads by `get` and `reverse()`
+//! in place. Each gradient against central finite differences and,
 //! where short, a derivation by hand; `jvp!` against ⟨∇f, v⟩; `vjp!` and the implicit mode
 //! where the form reaches them differently.
 
@@ -987,4 +988,225 @@ fn largest_and_smallest_elements() {
     let (value, tangent) = jvp!(extremes)(&x, &[0.5, 1.0, 2.0]);
     assert_eq!(value, extremes(&x));
     assert!(close(tangent, 1.0 + 6.0, 1e-15));
+}
+
+// ---------------------------------------------------------------------------------------
+// Folds into a tuple, checked reads (`get`), reversal in place
+// ---------------------------------------------------------------------------------------
+
+/// The variance by one pass: a fold into `(Σ v, Σ v²)`.
+#[differentiable]
+fn variance_by_fold(x: &[f64]) -> f64 {
+    let (s, s2) = x.iter().fold((0.0, 0.0), |(a, b), &v| (a + v, b + v * v));
+    let n = x.len() as f64;
+    s2 / n - (s / n) * (s / n)
+}
+
+/// A fold into three members, one an integer count, with a branch in the closure.
+#[differentiable]
+fn range_by_fold(x: &[f64]) -> f64 {
+    let (lo, hi, n) = x
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY, 0), |(lo, hi, n), &v| {
+            if v < lo {
+                (v, hi.max(v), n + 1)
+            } else {
+                (lo, hi.max(v), n + 1)
+            }
+        });
+    (hi - lo) * n as f64
+}
+
+/// A fold over enumerated items, its accumulator read by field.
+#[differentiable]
+fn weighted_ratio_by_fold(x: &[f64], w: f64) -> f64 {
+    let (num, den) = x.iter().enumerate().fold((0.0, 0.0), |acc, (i, v)| {
+        (acc.0 + w * (i as f64) * v, acc.1 + v * v)
+    });
+    num / den
+}
+
+#[test]
+fn folds_into_tuples() {
+    let x = [0.7, -0.3, 1.3, 0.4];
+    let n = x.len() as f64;
+    // d/dx_k (Σv²/n − (Σv/n)²) = 2 x_k / n − 2 Σv / n²
+    let s: f64 = x.iter().sum();
+    let g = gradients_function!(variance_by_fold)(&x);
+    for k in 0..x.len() {
+        assert!(close(g[k], 2.0 * x[k] / n - 2.0 * s / (n * n), 1e-12));
+    }
+    assert_matches_differences("variance_by_fold", &g, variance_by_fold, &x);
+    // (max − min) · n: +n at the largest element, −n at the smallest
+    let g = gradients_function!(range_by_fold)(&x);
+    assert_eq!(g, vec![0.0, -n, n, 0.0]);
+    assert_matches_differences("range_by_fold", &g, range_by_fold, &x);
+    let (gx, gw) = gradients_function!(weighted_ratio_by_fold)(&x, 0.8);
+    assert_matches_differences(
+        "weighted_ratio_by_fold",
+        &gx,
+        |v| weighted_ratio_by_fold(v, 0.8),
+        &x,
+    );
+    assert_matches_differences(
+        "weighted_ratio_by_fold w",
+        &[gw],
+        |v| weighted_ratio_by_fold(&x, v[0]),
+        &[0.8],
+    );
+    // forward mode and the implicit mode
+    let t = [0.3, -0.2, 0.5, 1.0];
+    let g = gradients_function!(variance_by_fold)(&x);
+    let (y, dy) = jvp!(variance_by_fold)(&x, &t);
+    assert_eq!(y, variance_by_fold(&x));
+    assert!(close(dy, g.iter().zip(&t).map(|(a, b)| a * b).sum(), 1e-12));
+    let v = Variable::new(x.to_vec());
+    let f = differentiable_closure!(|k: f64| variance_by_fold(&v) * k);
+    let gv: Vec<f64> = implicit_gradients(&f)(2.0).get(&v).expect("v was read");
+    for (a, b) in gv.iter().zip(&g) {
+        assert!(close(*a, 2.0 * b, 1e-12));
+    }
+}
+
+/// Neighbours read by `get`, with a default past the end: `*x.get(i).unwrap_or(&d)`,
+/// `if let Some(&p) = x.get(j)`, `if let Some(v) = x.get(j) { … } else { … }` and
+/// `x.get(i).copied().unwrap_or(d)`.
+#[differentiable]
+fn neighbours_by_get(x: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let next = *x.get(i + 1).unwrap_or(&0.0);
+        let prev = if let Some(&p) = x.get(i + k) { p } else { 1.0 };
+        if let Some(v) = x.get(i + 2) {
+            s += v * next;
+        } else {
+            s += prev * x[i];
+        }
+        let w = x.get(i).copied().unwrap_or(2.0);
+        s += w * w * prev;
+    }
+    s
+}
+
+#[test]
+fn checked_reads_by_get() {
+    let x = [0.7, -0.3, 1.3, 0.4, 0.9];
+    let g = gradients_function!(neighbours_by_get, params = ["x"])(&x, 3);
+    assert_matches_differences("neighbours_by_get", &g, |v| neighbours_by_get(v, 3), &x);
+    let t = [0.3, -0.2, 0.5, 1.0, 0.1];
+    let (y, dy) = jvp!(neighbours_by_get, params = ["x"])(&x, 3, &t);
+    assert_eq!(y, neighbours_by_get(&x, 3));
+    assert!(close(dy, g.iter().zip(&t).map(|(a, b)| a * b).sum(), 1e-12));
+    // an index past the end is the default, as in the function (k beyond every element)
+    let g = gradients_function!(neighbours_by_get, params = ["x"])(&x, 10);
+    assert_matches_differences(
+        "neighbours_by_get far",
+        &g,
+        |v| neighbours_by_get(v, 10),
+        &x,
+    );
+}
+
+/// `r.reverse()` of a local copy, whole and of a range.
+#[differentiable]
+fn reversed_in_place(x: &[f64]) -> f64 {
+    let mut r = x.to_vec();
+    r.reverse();
+    let mut s = 0.0;
+    for (i, v) in r.iter().enumerate() {
+        s += (i as f64 + 1.0) * v;
+    }
+    r[1..4].reverse();
+    s + r[1] * r[1]
+}
+
+#[test]
+fn reversal_in_place() {
+    let x = [0.7, -0.3, 1.3, 0.4, 0.9];
+    // after the first reversal r[i] = x[4 − i]: Σ (i + 1) x[4 − i]; after the second,
+    // r[1] is the old r[3] = x[1]
+    let g = gradients_function!(reversed_in_place)(&x);
+    assert_eq!(g, vec![5.0, 4.0 + 2.0 * x[1], 3.0, 2.0, 1.0]);
+    assert_matches_differences("reversed_in_place", &g, reversed_in_place, &x);
+    let r = std::panic::catch_unwind(|| {
+        #[differentiable]
+        fn out_of_range(x: &[f64]) -> f64 {
+            let mut r = x.to_vec();
+            r[1..9].reverse();
+            r[0]
+        }
+        gradients_function!(out_of_range)(&[1.0, 2.0])
+    });
+    assert!(r.is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Sorting a local copy, functions declared inside the body
+// ---------------------------------------------------------------------------------------
+
+/// The median by sorting a copy (`partial_cmp`), and the mean of the two largest by a
+/// descending unstable sort of a range (`total_cmp`).
+#[differentiable]
+fn median_and_top(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = v[v.len() / 2];
+    let mut w = x.to_vec();
+    w[1..].sort_unstable_by(|a, b| b.total_cmp(a));
+    median + 0.5 * (w[1] + w[2]) * x[0]
+}
+
+#[test]
+fn sorted_copies() {
+    let x = [0.7, -0.3, 1.3, 0.4, 0.9];
+    let g = gradients_function!(median_and_top)(&x);
+    // median: 0.7 = x[0]; the two largest of x[1..]: 1.3 (x[2]) and 0.9 (x[4])
+    let hand = [1.0 + 0.5 * (1.3 + 0.9), 0.0, 0.5 * 0.7, 0.0, 0.5 * 0.7];
+    for (a, b) in g.iter().zip(hand) {
+        assert!(close(*a, b, 1e-15), "{g:?}");
+    }
+    assert_matches_differences("median_and_top", &g, median_and_top, &x);
+    let t = [0.3, -0.2, 0.5, 1.0, 0.1];
+    let (y, dy) = jvp!(median_and_top)(&x, &t);
+    assert_eq!(y, median_and_top(&x));
+    assert!(close(dy, g.iter().zip(&t).map(|(a, b)| a * b).sum(), 1e-12));
+}
+
+/// Helpers declared inside the body: one of floats (differentiated through), one of
+/// integers.
+#[differentiable]
+fn with_local_helpers(x: &[f64]) -> f64 {
+    fn weighted(v: &[f64], k: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..v.len() {
+            s += (i + k) as f64 * v[i] * v[i];
+        }
+        s
+    }
+    fn middle(n: usize) -> usize {
+        n / 2
+    }
+    fn sq(t: f64) -> f64 {
+        t * t
+    }
+    weighted(x, 1) + sq(x[middle(x.len())])
+}
+
+#[test]
+fn functions_declared_inside_the_body() {
+    let x = [0.7, -0.3, 1.3, 0.4];
+    let g = gradients_function!(with_local_helpers)(&x);
+    let mut hand: Vec<f64> = (0..4).map(|i| 2.0 * (i + 1) as f64 * x[i]).collect();
+    hand[2] += 2.0 * x[2];
+    for (a, b) in g.iter().zip(&hand) {
+        assert!(close(*a, *b, 1e-15), "{g:?}");
+    }
+    assert_matches_differences("with_local_helpers", &g, with_local_helpers, &x);
+    let t = [0.3, -0.2, 0.5, 1.0];
+    let (_, dy) = jvp!(with_local_helpers)(&x, &t);
+    assert!(close(
+        dy,
+        hand.iter().zip(&t).map(|(a, b)| a * b).sum(),
+        1e-12
+    ));
 }

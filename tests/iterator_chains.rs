@@ -1,7 +1,8 @@
 //! Iterator chains over differentiable sequences, as published numeric code writes them:
 //! `x.iter().zip(x.iter().skip(1))`, sub-slices `x[1..n - 1].iter()`, `.rev()`, `.skip(k)`,
-//! `.take(k)`, `.enumerate()`, several `.map(…)`s before `.sum()`/`.product()`/`.fold(…)`,
-//! closures with typed parameters, and `[T; N]::map`. Each gradient is checked against
+//! `.take(k)`, `.step_by(k)`, `.enumerate()`, `.filter(…)`, zips of zips, several `.map(…)`s
+//! before `.sum()`/`.product()`/`.fold(…)`, closures with typed parameters, and
+//! `[T; N]::map`. Each gradient is checked against
 //! central differences and, where short, a closed form.
 
 use autodiff::check::{assert_gradient_close, finite_difference};
@@ -375,4 +376,132 @@ fn iterators_consumed_for_their_effects() {
     assert!((gw - x.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-14);
     let (_, tangent) = jvp!(sum_of_squares_by_for_each)(&x[..], w, &[1.0, 0.0, 0.0][..], 0.0);
     assert!((tangent - gx[0]).abs() < 1e-14);
+}
+
+// ---------------------------------------------------------------------------------------
+// `.filter(…)`, `.step_by(n)` and zips of zips
+// ---------------------------------------------------------------------------------------
+
+/// `Σ v²` over the positive elements.
+#[differentiable]
+fn positive_energy(x: &[f64]) -> f64 {
+    x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
+}
+
+/// Two filters, on enumerated items (the index counts every item), with a captured
+/// threshold and a differentiable weight.
+#[differentiable]
+fn filtered_enumerated(x: &[f64], w: f64, t: f64) -> f64 {
+    x.iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .filter(|&(_, &v)| v < t)
+        .map(|(i, v)| (i as f64 + w) * v)
+        .sum()
+}
+
+/// A `for` loop over a filtered chain whose body reads a name the filter's parameter
+/// shadows inside the filter only.
+#[differentiable]
+fn filtered_loop(x: &[f64], v: f64) -> f64 {
+    let mut s = 0.0;
+    for a in x.iter().copied().filter(|v| v.abs() < 1.0) {
+        s += a * v;
+    }
+    s
+}
+
+/// Every other element, forwards and from the end: `.step_by(2)`, `.rev().step_by(3)`.
+#[differentiable]
+fn strided(x: &[f64]) -> f64 {
+    let even: f64 = x.iter().step_by(2).map(|v| v.sin()).sum();
+    let mut back = 0.0;
+    for (k, v) in x[1..].iter().rev().step_by(3).enumerate() {
+        back += (k as f64 + 1.0) * v;
+    }
+    even + back
+}
+
+/// A zip of zips: `((a, b), c)` items.
+#[differentiable]
+fn triple_dot(x: &[f64], y: &[f64]) -> f64 {
+    let w = [1.0, 2.0, 3.0, 4.0];
+    x.iter()
+        .zip(y)
+        .zip(w.iter())
+        .map(|((a, b), c)| a * b * c)
+        .sum()
+}
+
+#[test]
+fn filters_strides_and_zips_of_zips() {
+    let x = [0.7, -0.3, 1.3, 0.4, -1.1, 0.2];
+    let g = gradients_function!(positive_energy)(&x);
+    let hand: Vec<f64> = x
+        .iter()
+        .map(|&v| if v > 0.0 { 2.0 * v } else { 0.0 })
+        .collect();
+    assert_gradient_close(&g, &hand, 1e-15);
+    assert_gradient_close(&g, &finite_difference(positive_energy, &x), 1e-6);
+
+    let (gx, gw, gt) = gradients_function!(filtered_enumerated)(&x, 0.5, 1.0);
+    // kept: even indices with v < 1: i = 0 (0.7), 4 (−1.1); i = 2 (1.3) fails the second
+    let mut hand = vec![0.0; x.len()];
+    hand[0] = 0.5;
+    hand[4] = 4.5;
+    assert_gradient_close(&gx, &hand, 1e-15);
+    assert_gradient_close(&[gw, gt], &[0.7 - 1.1, 0.0], 1e-15);
+    let fd = finite_difference(
+        |p| filtered_enumerated(&p[..6], p[6], 1.0),
+        &[&x[..], &[0.5]].concat(),
+    );
+    assert_gradient_close(&[&gx[..], &[gw]].concat(), &fd, 1e-6);
+
+    let (gx, gv) = gradients_function!(filtered_loop)(&x, 2.0);
+    let hand: Vec<f64> = x
+        .iter()
+        .map(|&a| if a.abs() < 1.0 { 2.0 } else { 0.0 })
+        .collect();
+    assert_gradient_close(&gx, &hand, 1e-15);
+    let kept: f64 = x.iter().filter(|a| a.abs() < 1.0).sum();
+    assert_gradient_close(&[gv], &[kept], 1e-15);
+
+    let g = gradients_function!(strided)(&x);
+    // even: cos at 0, 2, 4; back over x[1..] from its end, every third: x[5] (k = 0), x[2]
+    // (k = 1)
+    let mut hand = vec![0.0; x.len()];
+    for i in [0, 2, 4] {
+        hand[i] += x[i].cos();
+    }
+    hand[5] += 1.0;
+    hand[2] += 2.0;
+    assert_gradient_close(&g, &hand, 1e-15);
+    assert_gradient_close(&g, &finite_difference(strided, &x), 1e-6);
+    let t: Vec<f64> = (0..x.len()).map(|i| 0.1 * i as f64 - 0.2).collect();
+    let (y, dy) = jvp!(strided)(&x, &t);
+    assert_eq!(y, strided(&x));
+    assert!((dy - g.iter().zip(&t).map(|(a, b)| a * b).sum::<f64>()).abs() < 1e-12);
+
+    let y = [0.1, 0.2, 0.3, 0.5, 0.7];
+    let (gx, gy) = gradients_function!(triple_dot)(&x, &y);
+    // four terms: the shortest of the three sequences
+    let w = [1.0, 2.0, 3.0, 4.0];
+    let mut hx = vec![0.0; x.len()];
+    let mut hy = vec![0.0; y.len()];
+    for i in 0..4 {
+        hx[i] = y[i] * w[i];
+        hy[i] = x[i] * w[i];
+    }
+    assert_gradient_close(&gx, &hx, 1e-15);
+    assert_gradient_close(&gy, &hy, 1e-15);
+}
+
+#[test]
+#[should_panic(expected = "step != 0")]
+fn a_zero_step_panics_as_step_by_does() {
+    #[differentiable]
+    fn stride(x: &[f64], n: usize) -> f64 {
+        x.iter().step_by(n).sum()
+    }
+    gradients_function!(stride, params = ["x"])(&[1.0, 2.0], 0);
 }

@@ -22,6 +22,28 @@ pub fn check_split(mid: usize, len: usize) {
     }
 }
 
+/// The order a stable sort by `compare` puts the elements of `v` in: element `k` of the
+/// sorted slice is `v[order[k]]`. `v.sort_by(compare)` is the gather of this order, which
+/// is how its derivative is taken (each element's adjoint goes back to where the element
+/// came from); equal elements keep their order, as `sort_by` keeps them (`sort_unstable_by`
+/// may exchange them, which changes neither the values nor, but at equal values, the
+/// gradient).
+///
+/// ```
+/// use autodiff_runtime::views::sorted_order;
+/// let v = [0.5, -1.0, 2.0, -1.0];
+/// let order = sorted_order(&v, |a: &f64, b: &f64| a.total_cmp(b));
+/// assert_eq!(order, vec![1, 3, 0, 2]);
+/// ```
+pub fn sorted_order<E>(
+    v: &[E],
+    mut compare: impl FnMut(&E, &E) -> core::cmp::Ordering,
+) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| compare(&v[a], &v[b]));
+    order
+}
+
 /// `&mut buf[start..end]`'s bounds check, with Rust's own message, at the caller's line.
 #[track_caller]
 #[inline(always)]

@@ -143,6 +143,11 @@ const FEATURES: &[&str] = &[
     "`&[f64; N]` as `&[f64]` next to `&mut`",
     "struct literal of a derived struct (a helper's result and a local)",
     "#[differentiable(second_order)]: hvp! checked",
+    "checked read by get, with a default",
+    "fold into a tuple",
+    "local buffer: reversed in place",
+    "iterator chain: filter, step_by",
+    "sorted copy (sort_by)",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -598,6 +603,49 @@ impl SliceGen<'_> {
                 self.features.insert("local sub-slice read by index");
                 self.terms.push(t.clone());
                 self.scalars.push(t);
+                // (decided by the names drawn so far: the random stream stays as it was)
+                match self.counter % 4 {
+                    0 => {
+                        // checked reads, one index possibly past the end
+                        let g = self.fresh("g");
+                        let (i, j) = (self.counter % (l + 2), (self.counter / 4) % (l + 1));
+                        out.push(self.line(format!(
+                            "let {g} = {s}.get({i}).copied().unwrap_or({c}) + if let Some(&v) = {s}.get({j}) {{ v * {k} }} else {{ {c} * {c} }};"
+                        )));
+                        self.features.insert("checked read by get, with a default");
+                        self.terms.push(g);
+                    }
+                    1 => {
+                        // a fold into a pair
+                        let (p, q) = (self.fresh("p"), self.fresh("q"));
+                        out.push(self.line(format!(
+                            "let ({p}, {q}) = {s}.iter().fold((0.0, {c}), |(p, q), &v| (p + v * {k}, (q + v).sin()));"
+                        )));
+                        self.features.insert("fold into a tuple");
+                        self.terms.push(p);
+                        self.terms.push(q);
+                    }
+                    2 => {
+                        // a filtered sum and a strided one
+                        let f = self.fresh("f");
+                        out.push(self.line(format!(
+                            "let {f} = {s}.iter().filter(|v| **v > {c} * {k}).map(|v| v * v).sum::<f64>() + {s}.iter().step_by(2).map(|v| v * {k}).sum::<f64>();"
+                        )));
+                        self.features.insert("iterator chain: filter, step_by");
+                        self.terms.push(f);
+                    }
+                    _ => {
+                        // the median of a sorted copy
+                        let (m, md) = (self.fresh("m"), self.fresh("md"));
+                        out.push(self.line(format!("let mut {m} = {s}.to_vec();")));
+                        out.push(
+                            self.line(format!("{m}.sort_by(|a, b| a.partial_cmp(b).unwrap());")),
+                        );
+                        out.push(self.line(format!("let {md} = {m}[{}] * {k};", l / 2)));
+                        self.features.insert("sorted copy (sort_by)");
+                        self.terms.push(md);
+                    }
+                }
                 self.slices.push((s, l));
             }
             // a helper returning an `Option`, matched
@@ -680,6 +728,10 @@ impl SliceGen<'_> {
                     let s = self.scalar();
                     let init = vec![self.line(format!("{b}[i] = {x}[i + {off}] * {s};"))];
                     out.push(self.compound(format!("for i in 0..{len} {{"), init));
+                }
+                if self.counter % 4 == 2 {
+                    out.push(self.line(format!("{b}.reverse();")));
+                    self.features.insert("local buffer: reversed in place");
                 }
                 let kinds = [Kind::InPlace, Kind::Accumulate, Kind::PassOn];
                 for _ in 0..self.rng.range(1, 3) {

@@ -595,7 +595,7 @@ pub(super) fn type_shape(ty: &syn::Type) -> Shape {
 
 /// The key of component `k` of a tuple-valued result keyed `key` (see `active_key`):
 /// above every syntax node's address and below the flag cells' keys.
-fn component_key(key: usize, k: usize) -> usize {
+pub(super) fn component_key(key: usize, k: usize) -> usize {
     const BASE: usize = 1 << (usize::BITS - 4);
     BASE | (key.wrapping_mul(31).wrapping_add(k + 1) & (BASE / 2 - 1))
 }

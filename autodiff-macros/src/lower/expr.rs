@@ -719,11 +719,131 @@ pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
     out
 }
 
+/// An expression that may be evaluated twice to the same value, reading nothing it
+/// writes: names, literals, fields, `len()` and arithmetic of these (an index).
+fn plain_index(e: &syn::Expr) -> bool {
+    match e {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Field(f) => plain_index(&f.base),
+        syn::Expr::Paren(p) => plain_index(&p.expr),
+        syn::Expr::Cast(c) => plain_index(&c.expr),
+        syn::Expr::Binary(b) => {
+            matches!(
+                b.op,
+                syn::BinOp::Add(_)
+                    | syn::BinOp::Sub(_)
+                    | syn::BinOp::Mul(_)
+                    | syn::BinOp::Div(_)
+                    | syn::BinOp::Rem(_)
+            ) && plain_index(&b.left)
+                && plain_index(&b.right)
+        }
+        syn::Expr::MethodCall(m) => {
+            m.method == "len" && m.args.is_empty() && plain_index(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// `seq.get(i)` of a named sequence and a plain index: the two.
+fn checked_get(e: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr)> {
+    let syn::Expr::MethodCall(get) = e else {
+        return None;
+    };
+    let named = matches!(&*get.receiver, syn::Expr::Path(_) | syn::Expr::Field(_));
+    (get.method == "get" && get.args.len() == 1 && get.turbofish.is_none() && named)
+        .then(|| (&*get.receiver, &get.args[0]))
+        .filter(|(_, i)| plain_index(i) && !matches!(i, syn::Expr::Range(_)))
+}
+
+/// `if let Some(v) = x.get(i) { … } else { … }` (also `Some(&v)`, and over `.copied()`):
+/// `if i < x.len() { let v = &x[i]; … } else { … }`.
+fn checked_get_branch(e: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::If(branch) = e else {
+        return None;
+    };
+    let syn::Expr::Let(binding) = &*branch.cond else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &*binding.pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    let (source, by_value) = match &*binding.expr {
+        syn::Expr::MethodCall(c)
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+        {
+            (&*c.receiver, true)
+        }
+        other => (other, false),
+    };
+    let (seq, i) = checked_get(source)?;
+    if !irrefutable(&some.elems[0]) {
+        return None;
+    }
+    let span = binding.expr.span();
+    let (pat, element) = match (&some.elems[0], by_value) {
+        (syn::Pat::Reference(r), false) => (&*r.pat, quote_spanned!(span=> #seq[#i])),
+        (p, false) => (p, quote_spanned!(span=> &#seq[#i])),
+        (p, true) => (p, quote_spanned!(span=> #seq[#i])),
+    };
+    let then = &branch.then_branch.stmts;
+    let else_branch = branch.else_branch.as_ref().map(|(_, e)| quote!(else #e));
+    Some(syn::parse_quote_spanned! {span=>
+        if (#i) < #seq.len() {
+            let #pat = #element;
+            #(#then)*
+        } #else_branch
+    })
+}
+
+/// A pattern that matches every value of its type: names, `_`, references and tuples of
+/// these (what a `let` takes).
+fn irrefutable(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(i) => i.subpat.is_none(),
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Reference(r) => irrefutable(&r.pat),
+        syn::Pat::Paren(p) => irrefutable(&p.pat),
+        syn::Pat::Tuple(t) => t.elems.iter().all(irrefutable),
+        _ => false,
+    }
+}
+
 /// One rewrite of [`sequence_ends`].
 fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
+    if let Some(branch) = checked_get_branch(e) {
+        return Some(branch);
+    }
     let syn::Expr::MethodCall(unwrap) = e else {
         return None;
     };
+    // `x.get(i).copied().unwrap_or(d)`, `x.get(i).unwrap_or(&d)`
+    if unwrap.method == "unwrap_or" && unwrap.args.len() == 1 {
+        let (source, by_value) = match &*unwrap.receiver {
+            syn::Expr::MethodCall(c)
+                if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+            {
+                (&*c.receiver, true)
+            }
+            other => (other, false),
+        };
+        let (seq, i) = checked_get(source)?;
+        let span = unwrap.method.span();
+        let default = &unwrap.args[0];
+        return Some(match (by_value, default) {
+            (true, d) => {
+                syn::parse_quote_spanned!(span=> if (#i) < #seq.len() { #seq[#i] } else { #d })
+            }
+            (false, syn::Expr::Reference(r)) if r.mutability.is_none() => {
+                let d = &r.expr;
+                syn::parse_quote_spanned!(span=> &(if (#i) < #seq.len() { #seq[#i] } else { #d }))
+            }
+            _ => return None,
+        });
+    }
     let unwraps = (unwrap.method == "unwrap" && unwrap.args.is_empty())
         || (unwrap.method == "expect" && unwrap.args.len() == 1);
     if !unwraps {

@@ -3,6 +3,7 @@
 //! into indexed loops, and the reductions and collections written on them (`.sum()`,
 //! `.product()`, `.fold(…)`, `.map(…).collect()`).
 
+use super::control::component_key;
 use super::*;
 
 /// One sequence of an iteration the lowering turns into an indexed loop: `base` (a slice,
@@ -23,6 +24,8 @@ pub(super) enum SourceOp {
     Skip(syn::Expr),
     Take(syn::Expr),
     Rev,
+    /// `.step_by(n)`, only as a source's last adapter.
+    StepBy(syn::Expr),
 }
 
 /// The forms of iteration over a differentiable sequence the lowering turns into indexed
@@ -34,6 +37,8 @@ pub(super) struct Chain {
     pub sources: Vec<Source>,
     pub enumerate: bool,
     pub skipped: Vec<syn::Expr>,
+    /// `.filter(|v| …)` of the items, in order: the loop's body runs where every one holds.
+    pub filters: Vec<syn::ExprClosure>,
 }
 
 /// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
@@ -42,7 +47,8 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::MethodCall(m) => matches!(
             m.method.to_string().as_str(),
-            "iter"
+            "step_by"
+                | "iter"
                 | "into_iter"
                 | "copied"
                 | "cloned"
@@ -55,6 +61,7 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
                 | "windows"
                 | "chunks"
                 | "chunks_exact"
+                | "filter"
         ),
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
         _ => false,
@@ -117,18 +124,23 @@ fn source_uncopied(e: &syn::Expr) -> Option<Source> {
             match (name.as_str(), m.args.len()) {
                 ("iter" | "into_iter", 0) => source_base(&m.receiver),
                 ("rev", 0) => {
-                    let mut s = source(&m.receiver)?;
+                    let mut s = stepless(source(&m.receiver)?)?;
                     s.ops.push(SourceOp::Rev);
                     Some(s)
                 }
                 ("skip", 1) => {
-                    let mut s = source(&m.receiver)?;
+                    let mut s = stepless(source(&m.receiver)?)?;
                     s.ops.push(SourceOp::Skip(m.args[0].clone()));
                     Some(s)
                 }
                 ("take", 1) => {
-                    let mut s = source(&m.receiver)?;
+                    let mut s = stepless(source(&m.receiver)?)?;
                     s.ops.push(SourceOp::Take(m.args[0].clone()));
+                    Some(s)
+                }
+                ("step_by", 1) => {
+                    let mut s = stepless(source(&m.receiver)?)?;
+                    s.ops.push(SourceOp::StepBy(m.args[0].clone()));
                     Some(s)
                 }
                 _ => None,
@@ -137,6 +149,11 @@ fn source_uncopied(e: &syn::Expr) -> Option<Source> {
         syn::Expr::Reference(_) | syn::Expr::Path(_) => source_base(strip_copied(e)),
         _ => None,
     }
+}
+
+/// `s` if it has no `.step_by(n)` (an adapter after one is not read).
+fn stepless(s: Source) -> Option<Source> {
+    (!s.ops.iter().any(|op| matches!(op, SourceOp::StepBy(_)))).then_some(s)
 }
 
 /// `x.windows(n)`, `x.chunks(n)`, `x.chunks_exact(n)`.
@@ -165,8 +182,20 @@ fn windowed(e: &syn::Expr) -> Option<(&syn::Expr, Windows, &syn::Expr)> {
 /// turns into an indexed loop.
 pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
     if let syn::Expr::MethodCall(m) = strip_copied(e) {
-        if m.method == "enumerate" && m.args.is_empty() {
+        // (an adapter after a filter counts the items it kept: not read)
+        if m.method == "filter" && m.args.len() == 1 {
+            let syn::Expr::Closure(f) = &m.args[0] else {
+                return None;
+            };
+            if f.inputs.len() != 1 || !std::ptr::eq(strip_copied(e), e) {
+                return None;
+            }
             let mut c = chain_iter(&m.receiver)?;
+            c.filters.push(f.clone());
+            return Some(c);
+        }
+        if m.method == "enumerate" && m.args.is_empty() {
+            let mut c = unfiltered(chain_iter(&m.receiver)?)?;
             if c.enumerate {
                 return None;
             }
@@ -174,13 +203,13 @@ pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
             return Some(c);
         }
         if m.method == "zip" && m.args.len() == 1 {
-            let a = source(&m.receiver)?;
-            let b = source(&m.args[0])?;
-            return Some(Chain {
-                sources: vec![a, b],
-                enumerate: false,
-                skipped: Vec::new(),
-            });
+            // (a zip of zips, `x.iter().zip(y).zip(z)`: items `((a, b), c)`)
+            let mut c = unfiltered(chain_iter(&m.receiver)?)?;
+            if c.enumerate {
+                return None;
+            }
+            c.sources.push(source(&m.args[0])?);
+            return Some(c);
         }
         // `.skip(n)`/`.take(n)` of enumerated or zipped items: the same on every source
         // (one source alone keeps them as its own adapters, below)
@@ -190,8 +219,8 @@ pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
             _ => None,
         };
         if let Some(op) = op {
-            if let Some(mut c) = chain_iter(&m.receiver) {
-                if c.enumerate || c.sources.len() == 2 {
+            if let Some(mut c) = chain_iter(&m.receiver).and_then(unfiltered) {
+                if c.enumerate || c.sources.len() >= 2 {
                     for s in &mut c.sources {
                         s.ops.push(op.clone());
                     }
@@ -207,7 +236,13 @@ pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
         sources: vec![source(e)?],
         enumerate: false,
         skipped: Vec::new(),
+        filters: Vec::new(),
     })
+}
+
+/// `c` if it has no filter.
+fn unfiltered(c: Chain) -> Option<Chain> {
+    c.filters.is_empty().then_some(c)
 }
 
 impl Lowering<'_> {
@@ -312,9 +347,22 @@ impl Lowering<'_> {
                 None => len.clone(),
             };
             let mut forward = true;
+            let mut step = None;
             for op in &src.ops {
                 match (op, forward) {
                     (SourceOp::Rev, _) => forward = !forward,
+                    (SourceOp::StepBy(n), _) => {
+                        let n = self.renamed(n);
+                        let v = self.inactive(
+                            quote!({
+                                let step = (#n) as usize;
+                                assert!(step != 0, "assertion failed: step != 0");
+                                step
+                            }),
+                            span,
+                        );
+                        step = Some(self.operand(v, span).tokens());
+                    }
                     (SourceOp::Skip(n), true) => {
                         let n = self.renamed(n);
                         lo = quote!(::core::cmp::min(#lo + ((#n) as usize), #hi));
@@ -345,39 +393,47 @@ impl Lowering<'_> {
                     Some(self.operand(hi_v, span).tokens()),
                 )
             };
-            ranges.push((len, lo, hi, forward));
+            ranges.push((len, lo, hi, forward, step));
         }
         let counts: Vec<TokenStream> = ranges
             .iter()
-            .map(|(len, lo, hi, _)| match (lo, hi) {
-                (Some(lo), Some(hi)) => quote!(#hi.saturating_sub(#lo)),
+            .map(|(len, lo, hi, _, step)| match (lo, hi, step) {
+                (Some(lo), Some(hi), Some(step)) => {
+                    quote!(#hi.saturating_sub(#lo).div_ceil(#step))
+                }
+                (Some(lo), Some(hi), None) => quote!(#hi.saturating_sub(#lo)),
                 _ => len.clone(),
             })
             .collect();
-        let iter = match &counts[..] {
-            [a, b] => quote!(0..::core::cmp::min(#a, #b)),
-            [a] => quote!(0..#a),
-            _ => unreachable!("one or two sources"),
-        };
+        let count = counts
+            .iter()
+            .skip(1)
+            .fold(counts[0].clone(), |a, b| quote!(::core::cmp::min(#a, #b)));
+        let iter = quote!(0..#count);
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
         let enumerate = chain.enumerate;
         let copies: Vec<bool> = chain.sources.iter().map(|s| s.copied).collect();
         let skipped: Vec<syn::Expr> = chain.skipped.iter().map(|n| self.renamed(n)).collect();
+        let filters = chain.filters.clone();
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for ((place, (_, lo, hi, forward)), copied) in resolved.iter().zip(&ranges).zip(&copies)
+            for ((place, (_, lo, hi, forward, step)), copied) in
+                resolved.iter().zip(&ranges).zip(&copies)
             {
                 let copied = *copied;
+                let kk = k.ident();
+                let offset = match step {
+                    Some(step) => quote!(#kk * #step),
+                    None => quote!(#kk),
+                };
                 let index = match (lo, hi, forward) {
                     (Some(lo), _, true) => {
-                        let kk = k.ident();
-                        let i = l.inactive(quote!(#lo + #kk), span);
+                        let i = l.inactive(quote!(#lo + #offset), span);
                         l.operand(i, span)
                     }
                     (_, Some(hi), false) => {
-                        let kk = k.ident();
-                        let i = l.inactive(quote!(#hi - 1 - #kk), span);
+                        let i = l.inactive(quote!(#hi - 1 - #offset), span);
                         l.operand(i, span)
                     }
                     _ => Operand::Var(k),
@@ -402,12 +458,11 @@ impl Lowering<'_> {
                     Value::Ref(Box::new(Value::Var(v)))
                 });
             }
+            // zipped items nest to the left: `((a, b), c)`
+            let mut elems = elems.into_iter();
+            let first = elems.next().expect("a source");
+            let item = elems.fold(first, |a, b| Value::Tuple(vec![a, b]));
             let value = if enumerate {
-                let item = if elems.len() == 2 {
-                    Value::Tuple(elems)
-                } else {
-                    elems.remove(0)
-                };
                 let index = if skipped.is_empty() {
                     Value::Var(k)
                 } else {
@@ -416,15 +471,42 @@ impl Lowering<'_> {
                     l.inactive(quote!(#kk #(+ ((#skipped) as usize))*), span)
                 };
                 Value::Tuple(vec![index, item])
-            } else if elems.len() == 2 {
-                Value::Tuple(elems)
             } else {
-                elems.remove(0)
+                item
             };
-            l.bind_pattern(pat, value, None, pat.span());
-            body(l);
+            l.filtered(&filters, value, pat, body);
             Some(k)
         })
+    }
+
+    /// The body of a loop over `item` under its chain's filters: each filter's closure
+    /// handed `&item`, the rest (the next filters, then `pat` bound to the item and the
+    /// body) lowered in the branch where it holds.
+    fn filtered(
+        &mut self,
+        filters: &[syn::ExprClosure],
+        item: Value,
+        pat: &syn::Pat,
+        body: impl FnOnce(&mut Self),
+    ) {
+        let Some((f, rest)) = filters.split_first() else {
+            self.bind_pattern(pat, item, None, pat.span());
+            body(self);
+            return;
+        };
+        // (the filter's parameter is its own: a scope of its own, left before the body)
+        self.scopes.push(HashMap::new());
+        self.bind_pattern(
+            &f.inputs[0],
+            Value::Ref(Box::new(item.clone())),
+            None,
+            f.span(),
+        );
+        let cond = self.condition(&f.body);
+        self.scopes.pop();
+        let kept = self.nested(false, |l| l.filtered(rest, item, pat, body));
+        let skipped = self.nested(false, |_| {});
+        self.push_if(cond, kept, skipped);
     }
 
     /// `for w in x.windows(n)` (also `chunks(n)`, `chunks_exact(n)`) over a differentiable
@@ -608,7 +690,22 @@ impl Lowering<'_> {
         {
             return None;
         }
+        // `fold((0.0, 0.0), |(s, s2), v| (s + v, s2 + v * v))`: one accumulator per member
+        let members: Option<Vec<syn::Expr>> = match (&init, &fold) {
+            (syn::Expr::Tuple(t), Some(_)) if !t.elems.is_empty() => {
+                Some(t.elems.iter().cloned().collect())
+            }
+            _ => None,
+        };
+        let mut accs = Vec::new();
+        for (k, start) in members.iter().flatten().enumerate() {
+            let start = self.operand_of(start);
+            let cell = self.new_cell(None, component_key(node_key(m), k));
+            self.write_cell(cell, start);
+            accs.push(cell);
+        }
         let init = match (&self.float_type, fold.is_none()) {
+            _ if members.is_some() => None,
             // generic code: the start is of the function's float type (`T + {float}` does
             // not type-check)
             (Some(t), true) => {
@@ -616,12 +713,16 @@ impl Lowering<'_> {
                     quote!(<#t as ::autodiff::__private::Real>::from_f64_rounded(#init)),
                     e.span(),
                 );
-                self.operand(v, e.span())
+                Some(self.operand(v, e.span()))
             }
-            _ => self.operand_of(&init),
+            _ => Some(self.operand_of(&init)),
         };
-        let acc = self.new_cell(None, node_key(m));
-        self.write_cell(acc, init);
+        if let Some(init) = init {
+            let acc = self.new_cell(None, node_key(m));
+            self.write_cell(acc, init);
+            accs.push(acc);
+        }
+        let acc = *accs.first()?;
         let item_pat: syn::Pat = match (maps.first(), &fold) {
             (Some(c), _) => c.inputs[0].clone(),
             (_, Some(c)) => c.inputs[1].clone(),
@@ -631,10 +732,30 @@ impl Lowering<'_> {
             || fold
                 .as_ref()
                 .is_some_and(|c| self.references_active(&c.body))
-            || self.cells[acc.0].active;
+            || accs.iter().any(|a| self.cells[a.0].active);
         self.iter_loop(None, &src, &item_pat, body_active, |l| {
             let mapped = l.through_maps(&maps);
             let value = match (&fold, op) {
+                (Some(c), _) if members.is_some() => {
+                    let old = accs
+                        .iter()
+                        .map(|&a| Value::Var(l.read_cell(a, c.span())))
+                        .collect();
+                    l.bind_pattern(&c.inputs[0], Value::Tuple(old), None, c.span());
+                    if let Some(v) = mapped {
+                        l.bind_pattern(&c.inputs[1], v, None, c.span());
+                    }
+                    let v = l.value_of(&c.body);
+                    for (k, &a) in accs.iter().enumerate() {
+                        let Some(member) = l.component(&v, k, c.body.span()) else {
+                            l.errors.push_spanned(&c.body, diag::DESTRUCTURING);
+                            return;
+                        };
+                        let member = l.operand(member, c.body.span());
+                        l.write_cell(a, member);
+                    }
+                    return;
+                }
                 (Some(c), _) => {
                     let old = l.read_cell(acc, c.span());
                     l.bind_pattern(&c.inputs[0], Value::Var(old), None, c.span());
@@ -658,6 +779,13 @@ impl Lowering<'_> {
             };
             l.write_cell(acc, value);
         });
+        if members.is_some() {
+            let members = accs
+                .iter()
+                .map(|&a| Value::Var(self.read_cell(a, e.span())))
+                .collect();
+            return Some(Value::Tuple(members));
+        }
         Some(Value::Var(self.read_cell(acc, e.span())))
     }
 

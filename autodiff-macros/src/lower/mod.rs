@@ -359,11 +359,41 @@ fn lower_pass(
         vars: l.vars,
         cells: l.cells,
         regions: l.regions,
-        items: l.items,
+        items: l.items.into_iter().map(differentiable_nested_fn).collect(),
         block: l.block,
         output,
     };
     (ir, found)
+}
+
+/// A function declared inside the body, as the generated sweeps declare it: with
+/// `#[differentiable]` when its signature names a float (`fn sq(t: f64) -> f64`), so that
+/// a call of it differentiates through its own derivative (in the function as written it
+/// stays as it is).
+fn differentiable_nested_fn(item: syn::Item) -> syn::Item {
+    let syn::Item::Fn(mut f) = item else {
+        return item;
+    };
+    let annotated = f.attrs.iter().any(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "differentiable")
+    });
+    fn names_float(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "f64" || i == "f32",
+            proc_macro2::TokenTree::Group(g) => names_float(g.stream()),
+            _ => false,
+        })
+    }
+    let sig = &f.sig;
+    let floats = names_float(quote!(#sig));
+    if !annotated && floats && sig.generics.params.is_empty() {
+        f.attrs
+            .push(syn::parse_quote!(#[::autodiff::differentiable]));
+    }
+    syn::Item::Fn(f)
 }
 
 /// The fixpoint's sets hold `key << 1` for an active cell and `key << 1 | 1` for a cell

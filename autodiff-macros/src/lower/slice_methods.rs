@@ -1,11 +1,11 @@
 //! The slice methods that write a buffer, read as the loops they are.
 //!
-//! `dst.copy_from_slice(src)`, `dst.fill(v)` and `dst.swap(i, j)` (with `dst` a buffer's
-//! name or a range of one, `buf[a..b]`) are statements that write elements: before
-//! lowering, each becomes the element writes it makes — `for i in 0..src.len() { dst[a + i]
-//! = src[i]; }` after the length check `copy_from_slice` does (its message, at the user's
-//! span), `for i in a..b { dst[i] = v; }`, and the three writes of a swap — which the
-//! lowering differentiates as any other.
+//! `dst.copy_from_slice(src)`, `dst.fill(v)`, `dst.swap(i, j)` and `dst.reverse()` (with
+//! `dst` a buffer's name or a range of one, `buf[a..b]`) are statements that write
+//! elements: before lowering, each becomes the element writes it makes — `for i in
+//! 0..src.len() { dst[a + i] = src[i]; }` after the length check `copy_from_slice` does (its
+//! message, at the user's span), `for i in a..b { dst[i] = v; }`, the three writes of a
+//! swap, and the swaps of a reversal — which the lowering differentiates as any other.
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -116,6 +116,54 @@ fn statement(m: &syn::ExprMethodCall, next: &mut usize) -> Option<syn::Expr> {
                     let #t = #buffer[#i];
                     #buffer[#i] = #buffer[#j];
                     #buffer[#j] = #t;
+                }
+            })
+        }
+        // the gather of the order a sort of the primal values puts the elements in (the
+        // order is a constant: comparisons have no derivative)
+        ("sort_by" | "sort_unstable_by", 1) => {
+            let compare = &m.args[0];
+            let (a, b, order, old, k) = (
+                fresh("start"),
+                fresh("end"),
+                fresh("order"),
+                fresh("old"),
+                fresh("k"),
+            );
+            Some(syn::parse_quote_spanned! {span=>
+                {
+                    let #a: usize = #start;
+                    let #b: usize = #end;
+                    ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+                    let #order = ::autodiff::stop_gradient(
+                        ::autodiff::__private::views::sorted_order(&#buffer[#a..#b], #compare)
+                    );
+                    let #old = #buffer[#a..#b].to_vec();
+                    for #k in 0..#b - #a {
+                        #buffer[#a + #k] = #old[#order[#k]];
+                    }
+                }
+            })
+        }
+        ("reverse", 0) => {
+            let (a, b, i, j, t) = (
+                fresh("start"),
+                fresh("end"),
+                fresh("i"),
+                fresh("j"),
+                fresh("t"),
+            );
+            Some(syn::parse_quote_spanned! {span=>
+                {
+                    let #a: usize = #start;
+                    let #b: usize = #end;
+                    ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+                    for #i in 0..(#b - #a) / 2 {
+                        let #j = #b - 1 - #i;
+                        let #t = #buffer[#a + #i];
+                        #buffer[#a + #i] = #buffer[#j];
+                        #buffer[#j] = #t;
+                    }
                 }
             })
         }

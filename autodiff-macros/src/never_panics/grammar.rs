@@ -316,7 +316,54 @@ fn expr_text(rng: &mut Rng, depth: usize) -> String {
     }
     let d = depth - 1;
     let sub = |rng: &mut Rng| expr_text(rng, d);
-    match rng.below(42) {
+    match rng.below(51) {
+        47 => format!(
+            "{}.iter().filter(|v| **v > {}).map(|v| v * {}).sum::<f64>()",
+            sub(rng),
+            sub(rng),
+            sub(rng)
+        ),
+        48 => format!(
+            "{}.iter().step_by({}).zip({}).zip({})",
+            sub(rng),
+            sub(rng),
+            sub(rng),
+            sub(rng)
+        ),
+        49 => format!("{}.sort_by(|a, b| a.partial_cmp(b).unwrap())", sub(rng)),
+        50 => format!(
+            "{{ fn {}(t: f64) -> f64 {{ {} }} {}({}) }}",
+            rng.pick(NAMES),
+            sub(rng),
+            rng.pick(NAMES),
+            sub(rng)
+        ),
+        42 => format!(
+            "{}.iter().fold(({}, {}), |({}, {}), &v| ({}, {}))",
+            sub(rng),
+            sub(rng),
+            sub(rng),
+            rng.pick(NAMES),
+            rng.pick(NAMES),
+            sub(rng),
+            sub(rng)
+        ),
+        43 => format!(
+            "{}.get({}).copied().unwrap_or({})",
+            sub(rng),
+            sub(rng),
+            sub(rng)
+        ),
+        44 => format!("*{}.get({}).unwrap_or(&{})", sub(rng), sub(rng), sub(rng)),
+        45 => format!(
+            "if let Some({}) = {}.get({}) {{ {} }} else {{ {} }}",
+            rng.pick(&["v", "&v", "(a, b)", "_"]),
+            sub(rng),
+            sub(rng),
+            sub(rng),
+            sub(rng)
+        ),
+        46 => format!("{}.reverse()", sub(rng)),
         37 => format!(
             "{}.{}().unwrap()",
             sub(rng),
