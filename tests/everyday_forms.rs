@@ -1210,3 +1210,97 @@ fn functions_declared_inside_the_body() {
         1e-12
     ));
 }
+
+// ---------------------------------------------------------------------------------------
+// A model's methods: its fields zipped with differentiable data
+// ---------------------------------------------------------------------------------------
+
+/// A linear model of derived parameters, its receiver a constant (`#[differentiable]`).
+#[derive(Differentiable, Clone)]
+pub struct Linear {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+#[differentiable]
+impl Linear {
+    /// `⟨w, x⟩ + b`: the receiver's field zipped with a differentiable input.
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+}
+
+/// The same model differentiable with respect to its receiver.
+#[derive(Differentiable, Clone)]
+pub struct Trained {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+#[differentiable(self)]
+impl Trained {
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+
+    pub fn loss(&self, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let r = self.predict(x) - y;
+            total += r * r;
+        }
+        total / ys.len() as f64
+    }
+
+    pub fn regularized(&self, xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> f64 {
+        self.loss(xs, ys) + lambda * self.w.iter().map(|w| w * w).sum::<f64>()
+    }
+}
+
+#[test]
+fn a_models_fields_zipped_with_data() {
+    let model = Linear {
+        w: vec![0.3, -0.2],
+        b: 0.1,
+    };
+    let x = [1.5, 0.7];
+    // with respect to the input: the weights
+    let g = gradients_function!(Linear::predict)(&model, &x);
+    assert_eq!(g, model.w);
+
+    let trained = Trained {
+        w: vec![0.3, -0.2],
+        b: 0.1,
+    };
+    let xs = vec![vec![1.0, 2.0], vec![0.5, -1.0], vec![-0.3, 0.8]];
+    let ys = [0.5, -0.2, 0.3];
+    let g = gradients_function!(Trained::regularized, params = ["self"])(&trained, &xs, &ys, 0.1);
+    // by hand: (2/n) Σ r x + 2 λ w, (2/n) Σ r
+    let n = ys.len() as f64;
+    let (mut gw, mut gb) = (vec![0.0; 2], 0.0);
+    for (x, y) in xs.iter().zip(&ys) {
+        let r = trained.w[0] * x[0] + trained.w[1] * x[1] + trained.b - y;
+        for k in 0..2 {
+            gw[k] += 2.0 * r * x[k] / n;
+        }
+        gb += 2.0 * r / n;
+    }
+    for k in 0..2 {
+        gw[k] += 2.0 * 0.1 * trained.w[k];
+        assert!(close(g.w[k], gw[k], 1e-14), "{:?} vs {gw:?}", g.w);
+    }
+    assert!(close(g.b, gb, 1e-14));
+    let flat = |p: &[f64]| {
+        Trained {
+            w: p[..2].to_vec(),
+            b: p[2],
+        }
+        .regularized(&xs, &ys, 0.1)
+    };
+    assert_matches_differences(
+        "regularized",
+        &[g.w.clone(), vec![g.b]].concat(),
+        flat,
+        &[0.3, -0.2, 0.1],
+    );
+}

@@ -211,6 +211,18 @@ pub const fn lookup_name(sig: &Signature, name: &str) -> Lookup {
             if sig.differentiable(i) {
                 return Lookup::found(i);
             }
+            if str_eq(name, "self") {
+                return Lookup::failed(
+                    Message::new()
+                        .push("the receiver of `")
+                        .push(sig.function)
+                        .push(
+                            "` is a constant: mark the method (or its `impl` block) \
+                             `#[differentiable(self)]` to differentiate with respect to `self`",
+                        )
+                        .differentiable_list(sig),
+                );
+            }
             return Lookup::failed(
                 Message::new()
                     .push("`")
@@ -591,6 +603,16 @@ mod tests {
     #[should_panic(expected = "`n` is a constant parameter of `f`")]
     fn constant_name_is_refused() {
         param_index(&SIG, "n");
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "the receiver of `m` is a constant: mark the method (or its \
+        `impl` block) `#[differentiable(self)]`"
+    )]
+    fn a_constant_receiver_says_how_to_make_it_differentiable() {
+        const METHOD: Signature = Signature::new("m", &["self", "x"], &[1]);
+        param_index(&METHOD, "self");
     }
 
     #[test]

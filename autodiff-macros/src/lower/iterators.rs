@@ -314,6 +314,14 @@ impl Lowering<'_> {
             match self.place(p) {
                 Some(place) => resolved.push(place),
                 // a field (`m.layers`): the sequence the projection reads
+                // a constant field (`self.w` of a constant receiver): borrowed, not moved
+                None if matches!(p, syn::Expr::Field(_)) && !self.references_active(p) => {
+                    let field = self.renamed(p);
+                    match self.inactive(quote!(&(#field)), p.span()) {
+                        Value::Var(v) => resolved.push(Place::Var(v)),
+                        _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
+                    }
+                }
                 None if matches!(p, syn::Expr::Field(_) | syn::Expr::Call(_)) => match self.expr(p)
                 {
                     Value::Var(v) => resolved.push(Place::Var(v)),
