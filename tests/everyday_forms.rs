@@ -1304,3 +1304,31 @@ fn a_models_fields_zipped_with_data() {
         &[0.3, -0.2, 0.1],
     );
 }
+
+/// `reduce` over copied items, unwrapped three ways.
+#[differentiable]
+fn reductions_by_reduce(x: &[f64]) -> f64 {
+    let smallest = x.iter().copied().reduce(f64::min).unwrap();
+    let folded = x
+        .iter()
+        .cloned()
+        .reduce(|p, q| p + q * q)
+        .expect("a non-empty slice");
+    let empty: Vec<f64> = Vec::new();
+    let default = empty.iter().copied().reduce(f64::max).unwrap_or(0.5);
+    smallest + folded + default * x[0]
+}
+
+#[test]
+fn reductions_by_reduce_unwrapped() {
+    let x = [0.7, -0.3, 1.3, 0.4];
+    let g = gradients_function!(reductions_by_reduce)(&x);
+    // min: x[1]; x[0] + Σ_{k≥1} x[k]²; 0.5 x[0]
+    let hand = [1.5, 1.0 + 2.0 * x[1], 2.0 * x[2], 2.0 * x[3]];
+    for (a, b) in g.iter().zip(hand) {
+        assert!(close(*a, b, 1e-15), "{g:?}");
+    }
+    assert_matches_differences("reductions_by_reduce", &g, reductions_by_reduce, &x);
+    let empty = std::panic::catch_unwind(|| gradients_function!(reductions_by_reduce)(&[]));
+    assert!(empty.is_err());
+}

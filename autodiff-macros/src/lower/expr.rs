@@ -820,6 +820,10 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     let syn::Expr::MethodCall(unwrap) = e else {
         return None;
     };
+    // `x.iter().copied().reduce(f).unwrap_or(d)` (also `.unwrap()`, `.expect(…)`)
+    if let Some(e) = reduced(unwrap) {
+        return Some(e);
+    }
     // `x.get(i).copied().unwrap_or(d)`, `x.get(i).unwrap_or(&d)`
     if unwrap.method == "unwrap_or" && unwrap.args.len() == 1 {
         let (source, by_value) = match &*unwrap.receiver {
@@ -1014,6 +1018,59 @@ impl Lowering<'_> {
 /// `x[1..].iter().copied().fold(x[0], |m, v| if v >= m { v } else { m })`, the last of equal
 /// maxima as `max_by` returns it (`min_by` the first of equal minima, `v < m`). The value is
 /// the one `max_by` finds, and its gradient goes to that element.
+/// `x.iter().copied().reduce(f)` (or `.cloned()`) of a named sequence, unwrapped: the fold
+/// of `x[1..]` from `x[0]` (`unwrap_or(d)`: `d` for an empty `x`; `unwrap()`/`expect(m)`:
+/// their panic for an empty `x`).
+fn reduced(unwrap: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(reduce) = &*unwrap.receiver else {
+        return None;
+    };
+    if reduce.method != "reduce" || reduce.args.len() != 1 {
+        return None;
+    }
+    let syn::Expr::MethodCall(copied) = &*reduce.receiver else {
+        return None;
+    };
+    if !(copied.method == "copied" || copied.method == "cloned") || !copied.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(iter) = &*copied.receiver else {
+        return None;
+    };
+    let seq = &*iter.receiver;
+    if iter.method != "iter" || !iter.args.is_empty() {
+        return None;
+    }
+    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+        return None;
+    }
+    let f = &reduce.args[0];
+    let span = unwrap.method.span();
+    let fold = quote_spanned!(span=> #seq[1..].iter().copied().fold(#seq[0], #f));
+    match (unwrap.method.to_string().as_str(), unwrap.args.len()) {
+        ("unwrap_or", 1) => {
+            let d = &unwrap.args[0];
+            Some(syn::parse_quote_spanned!(span=> if #seq.is_empty() { #d } else { #fold }))
+        }
+        ("unwrap", 0) => Some(syn::parse_quote_spanned!(span=> {
+            if #seq.is_empty() {
+                ::core::panic!("called `Option::unwrap()` on a `None` value");
+            }
+            #fold
+        })),
+        ("expect", 1) => {
+            let message = &unwrap.args[0];
+            Some(syn::parse_quote_spanned!(span=> {
+                if #seq.is_empty() {
+                    ::core::panic!("{}", #message);
+                }
+                #fold
+            }))
+        }
+        _ => None,
+    }
+}
+
 fn extreme_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let max = match m.method.to_string().as_str() {
         "max_by" => true,
