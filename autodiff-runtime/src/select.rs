@@ -611,7 +611,7 @@ mod tests {
         `impl` block) `#[differentiable(self)]`"
     )]
     fn a_constant_receiver_says_how_to_make_it_differentiable() {
-        const METHOD: Signature = Signature::new("m", &["self", "x"], &[1]);
+        const METHOD: Signature = Signature::new("m", &["self", "x"], &[0]);
         param_index(&METHOD, "self");
     }
 
