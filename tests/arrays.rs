@@ -553,3 +553,35 @@ fn ranges_bounded_by_queries() {
         "{t} vs {along}"
     );
 }
+
+/// The elements of a matrix parameter iterated: `a.iter()` in a chain and a `for` loop
+/// (enumerated: the index counts in logical order), and ndarray's `a.fold(…)`.
+#[differentiable]
+fn matrix_elements(a: &Array2<f64>, k: f64) -> f64 {
+    let waves: f64 = a.iter().map(|v| v.sin()).sum();
+    let squares = a.fold(0.0, |acc, v| acc + v * v * k);
+    let mut ranked = 0.0;
+    for (i, v) in a.iter().enumerate() {
+        ranked += (i as f64 + 1.0) * v;
+    }
+    waves + squares + ranked
+}
+
+#[test]
+fn elements_of_a_matrix_iterated() {
+    let a = array![[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6]];
+    let (g, gk) = gradients_function!(matrix_elements)(&a, 2.0);
+    let rank = array![[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]];
+    let hand = a.mapv(f64::cos) + a.mapv(|v| 4.0 * v) + &rank;
+    assert_close("matrix_elements", &g, &hand);
+    assert_gradient_close(&[gk], &[a.mapv(|v| v * v).sum()], 1e-14);
+    assert_close("matrix_elements fd", &g, &fd(&a, |a| matrix_elements(a, 2.0)));
+    // a matrix in column-major layout: the same logical order, the same gradient
+    let f = a.t().to_owned().reversed_axes();
+    assert_eq!(f, a);
+    let (gf, _) = gradients_function!(matrix_elements)(&f, 2.0);
+    assert_close("matrix_elements, column-major", &gf, &hand);
+    let t = a.mapv(|v| 0.5 - v);
+    let (_, dy) = jvp!(matrix_elements, params = ["a"])(&a, 2.0, &t);
+    assert!((dy - (&hand * &t).sum()).abs() < 1e-12);
+}

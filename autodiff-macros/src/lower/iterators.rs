@@ -85,8 +85,16 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
     match e {
         syn::Expr::Paren(p) => source_base(&p.expr),
         syn::Expr::Reference(r) if r.mutability.is_none() => source_base(&r.expr),
-        // (a call's result, `f(x).iter()`: lowered once before the loop, as a local)
+        // (a call's result, `f(x).iter()`, and an array's elements in one row,
+        // `a.to_shape(a.len()).unwrap().iter()`: lowered once before the loop, as a local)
         syn::Expr::Path(_) | syn::Expr::Field(_) | syn::Expr::Call(_) => Some(Source {
+            base: e.clone(),
+            lo: None,
+            hi: None,
+            ops: Vec::new(),
+            copied: false,
+        }),
+        syn::Expr::MethodCall(m) if flattened(m) => Some(Source {
             base: e.clone(),
             lo: None,
             hi: None,
@@ -107,6 +115,13 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
         },
         _ => None,
     }
+}
+
+/// `a.to_shape(n).unwrap()` (see `ndarray::flat_iterations`).
+fn flattened(m: &syn::ExprMethodCall) -> bool {
+    m.method == "unwrap"
+        && m.args.is_empty()
+        && matches!(&*m.receiver, syn::Expr::MethodCall(s) if s.method == "to_shape")
 }
 
 /// One source with its adapters (`x.iter().skip(1)`, `x[1..].iter().rev()`, `&x`, `x`).
@@ -322,11 +337,14 @@ impl Lowering<'_> {
                         _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
                     }
                 }
-                None if matches!(p, syn::Expr::Field(_) | syn::Expr::Call(_)) => match self.expr(p)
+                None if matches!(p, syn::Expr::Field(_) | syn::Expr::Call(_))
+                    || matches!(p, syn::Expr::MethodCall(m) if flattened(m)) =>
                 {
-                    Value::Var(v) => resolved.push(Place::Var(v)),
-                    _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
-                },
+                    match self.expr(p) {
+                        Value::Var(v) => resolved.push(Place::Var(v)),
+                        _ => return self.unsupported(p, diag::ITERATE_NAMED_OR_FIELD),
+                    }
+                }
                 None => return self.unsupported(p, diag::ITERATE_NAMED),
             }
         }

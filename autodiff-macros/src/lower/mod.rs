@@ -156,7 +156,10 @@ pub fn lower(
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
     let body = &views::rewrite(&iterators::effects_as_loops(&expr::vec_literals(
-        &expr::sequence_ends(&qualify_float_constants(body, generics)),
+        &expr::sequence_ends(&ndarray::flat_iterations(
+            &qualify_float_constants(body, generics),
+            sig,
+        )),
     )));
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();

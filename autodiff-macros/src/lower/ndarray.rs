@@ -267,3 +267,77 @@ fn elementwise(e: &syn::Expr) -> bool {
         _ => false,
     }
 }
+
+/// Whether `ty` (through references) is an ndarray array of two or more dimensions by its
+/// name: `Array2`…`Array6`, `ArrayD`, their views, `ArcArray2`, or `Array<_, Ix2>`.
+fn multi_dimensional(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => multi_dimensional(&r.elem),
+        syn::Type::Paren(p) => multi_dimensional(&p.elem),
+        syn::Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            let numbered = ["Array", "ArrayView", "ArrayViewMut", "ArcArray", "CowArray"]
+                .iter()
+                .any(|base| {
+                    name.strip_prefix(base)
+                        .is_some_and(|rest| matches!(rest, "2" | "3" | "4" | "5" | "6" | "D"))
+                });
+            let by_dimension = matches!(name.as_str(), "Array" | "ArrayView" | "ArrayBase")
+                && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(syn::Type::Path(d))
+                    if d.path.segments.last().is_some_and(|s| {
+                        matches!(s.ident.to_string().as_str(), "Ix2" | "Ix3" | "Ix4" | "Ix5" | "Ix6" | "IxDyn")
+                    }))));
+            numbered || by_dimension
+        }
+        _ => false,
+    }
+}
+
+/// `a.iter()` and `a.fold(init, f)` of a parameter that is an array of two or more
+/// dimensions: over the elements of `a.to_shape(a.len()).unwrap()` (its elements in the
+/// logical order `iter()` visits them), which the lowering reads by index like any
+/// sequence (and whose adjoint goes back to `a`'s shape).
+pub(super) fn flat_iterations(body: &syn::Block, sig: &Signature) -> syn::Block {
+    struct Rewrite(Vec<String>);
+    impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, e);
+            let syn::Expr::MethodCall(m) = e else {
+                return;
+            };
+            let syn::Expr::Path(p) = &*m.receiver else {
+                return;
+            };
+            let Some(name) = p.path.get_ident() else {
+                return;
+            };
+            if !self.0.contains(&name.to_string()) || m.turbofish.is_some() {
+                return;
+            }
+            let span = m.method.span();
+            let flat = quote_spanned!(span=> #name.to_shape(#name.len()).unwrap());
+            match (m.method.to_string().as_str(), m.args.len()) {
+                ("iter", 0) => *e = syn::parse_quote_spanned!(span=> #flat.iter()),
+                ("fold", 2) => {
+                    let (init, f) = (&m.args[0], &m.args[1]);
+                    *e = syn::parse_quote_spanned!(span=> #flat.iter().fold(#init, #f));
+                }
+                _ => {}
+            }
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let names = sig
+        .params
+        .iter()
+        .filter(|p| multi_dimensional(&p.ty))
+        .map(|p| p.name.clone())
+        .collect();
+    let mut out = body.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite(names), &mut out);
+    out
+}
