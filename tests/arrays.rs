@@ -575,7 +575,11 @@ fn elements_of_a_matrix_iterated() {
     let hand = a.mapv(f64::cos) + a.mapv(|v| 4.0 * v) + &rank;
     assert_close("matrix_elements", &g, &hand);
     assert_gradient_close(&[gk], &[a.mapv(|v| v * v).sum()], 1e-14);
-    assert_close("matrix_elements fd", &g, &fd(&a, |a| matrix_elements(a, 2.0)));
+    assert_close(
+        "matrix_elements fd",
+        &g,
+        &fd(&a, |a| matrix_elements(a, 2.0)),
+    );
     // a matrix in column-major layout: the same logical order, the same gradient
     let f = a.t().to_owned().reversed_axes();
     assert_eq!(f, a);
@@ -584,4 +588,23 @@ fn elements_of_a_matrix_iterated() {
     let t = a.mapv(|v| 0.5 - v);
     let (_, dy) = jvp!(matrix_elements, params = ["a"])(&a, 2.0, &t);
     assert!((dy - (&hand * &t).sum()).abs() < 1e-12);
+}
+
+/// `diag()`: the trace of a Gram matrix, and the squares of a matrix's own diagonal.
+#[differentiable]
+fn traces(w: &Array2<f64>) -> f64 {
+    let g = w.dot(&w.t());
+    g.diag().sum() + w.diag().mapv(|v| v * v).sum()
+}
+
+#[test]
+fn diagonals() {
+    let w = array![[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6]];
+    let g = gradients_function!(traces)(&w);
+    // trace(W Wᵀ) = ‖W‖²: 2W; Σ W_kk²: 2 W_kk on the diagonal
+    let mut hand = w.mapv(|v| 2.0 * v);
+    hand[[0, 0]] += 2.0 * w[[0, 0]];
+    hand[[1, 1]] += 2.0 * w[[1, 1]];
+    assert_close("traces", &g, &hand);
+    assert_close("traces fd", &g, &fd(&w, traces));
 }

@@ -202,6 +202,7 @@ macro_rules! functions {
                     + &grid
                     + left.sum_axis(Axis(1)).sum()
                     + c.sum()
+                    + x.diag().sum()
                     + (&picked * &wide).sum_axis(Axis(0))
                     + flat.slice(s![1..4]).to_owned()
             }

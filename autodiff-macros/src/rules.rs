@@ -386,6 +386,7 @@ pub static SUM_AXIS: Rule = array("sum_axis", SHAPE_1, false, false);
 pub static MEAN_AXIS: Rule = array("mean_axis", SHAPE_1, false, false);
 pub static SLICE: Rule = array("slice", SHAPE_1, true, false);
 pub static ROW: Rule = array("row", SHAPE_1, true, false);
+pub static DIAG: Rule = array("diag", &[RECEIVER], true, false);
 pub static COLUMN: Rule = array("column", SHAPE_1, true, false);
 pub static INDEX_AXIS: Rule = array(
     "index_axis",
@@ -575,6 +576,7 @@ pub fn is_array_method(name: &str) -> bool {
             | "slice"
             | "row"
             | "column"
+            | "diag"
             | "index_axis"
             | "select"
             | "insert_axis"

@@ -994,6 +994,7 @@ fn may_borrow(ts: &TokenStream) -> bool {
         "view",
         "row",
         "column",
+        "diag",
         "slice",
         "axis_iter",
         "outer_iter",

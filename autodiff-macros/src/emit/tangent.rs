@@ -999,6 +999,7 @@ fn linear(name: &str) -> bool {
             | "slice"
             | "row"
             | "column"
+            | "diag"
             | "index_axis"
             | "select"
             | "insert_axis"

@@ -61,6 +61,7 @@ impl Lowering<'_> {
                 ("std", 1) => (&rules::STD, &*m.receiver, vec![&m.args[0]]),
                 ("row", 1) => (&rules::ROW, &*m.receiver, vec![&m.args[0]]),
                 ("column", 1) => (&rules::COLUMN, &*m.receiver, vec![&m.args[0]]),
+                ("diag", 0) => (&rules::DIAG, &*m.receiver, vec![]),
                 ("index_axis", 2) => (
                     &rules::INDEX_AXIS,
                     &*m.receiver,

@@ -1,4 +1,4 @@
-//! Parts of an array: `slice`, `index_axis`, `row`, `column`, `select`. Each rule puts the
+//! Parts of an array: `slice`, `index_axis`, `row`, `column`, `diag`, `select`. Each rule puts the
 //! cotangent back where the part was taken from, zero elsewhere.
 
 use super::{check_axis, dyn_view, Tensor};
@@ -130,6 +130,45 @@ where
     G: Tensor<Elem = A::Elem> + ?Sized,
 {
     index_axis_d0(a, &Axis(0), i, dy)
+}
+
+/// `x.diag()`: a view of the diagonal (elements `(k, k, …)`).
+///
+/// ```
+/// let x = ndarray::array![[1.0_f64, 2.0], [3.0, 4.0], [5.0, 6.0]];
+/// assert_eq!(autodiff_runtime::ops::tensor::diag(&x), ndarray::array![1.0, 4.0]);
+/// ```
+#[inline(always)]
+pub fn diag<A: Tensor + ?Sized>(a: &A) -> ArrayView<'_, A::Elem, ndarray::Ix1> {
+    a.view_tensor().into_diag()
+}
+
+/// `y = x.diag()`: the gradient of `x`, `dy` on the diagonal and zero elsewhere.
+///
+/// ```
+/// let x = ndarray::array![[1.0_f64, 2.0], [3.0, 4.0]];
+/// let g = autodiff_runtime::ops::tensor::diag_d0(&x, &ndarray::array![5.0_f64, 7.0]);
+/// assert_eq!(g, ndarray::array![[5.0, 0.0], [0.0, 7.0]]);
+/// ```
+pub fn diag_d0<A, G>(a: &A, dy: &G) -> A::Cotangent
+where
+    A: Tensor + ?Sized,
+    G: Tensor<Elem = A::Elem> + ?Sized,
+{
+    let mut z = Array::zeros(a.view_tensor().raw_dim());
+    {
+        let mut d = z.diag_mut().into_dyn();
+        let g = dyn_view(dy);
+        assert_eq!(
+            d.shape(),
+            g.shape(),
+            "autodiff: the gradient of a diagonal of shape {:?} has shape {:?}",
+            d.shape(),
+            g.shape()
+        );
+        d.zip_mut_with(&g, |z, g| *z = *z + *g);
+    }
+    a.cot_from(z)
 }
 
 /// `x.column(i)`.
