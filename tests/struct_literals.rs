@@ -510,3 +510,97 @@ fn structs_pushed_onto_a_local_vec() {
         assert!(close(*gi, 3.0 * x * x, 1e-14));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// A `let mut` struct stepped through a loop, its methods called on it
+// ---------------------------------------------------------------------------------------
+
+#[derive(Differentiable, Clone, Copy, Debug, Default)]
+pub struct Particle {
+    pub x: f64,
+    pub v: f64,
+}
+
+#[differentiable(self)]
+impl Particle {
+    pub fn energy(&self, k: f64) -> f64 {
+        0.5 * self.v * self.v + 0.5 * k * self.x * self.x
+    }
+}
+
+/// One symplectic Euler step of a spring.
+#[differentiable]
+fn spring_step(p: Particle, k: f64, dt: f64) -> Particle {
+    let a = -k * p.x;
+    let v = p.v + a * dt;
+    Particle { x: p.x + v * dt, v }
+}
+
+/// A particle made by a literal, stepped in a loop, its energy by its method.
+#[differentiable]
+fn simulated_energy(x0: f64, v0: f64, k: f64) -> f64 {
+    let mut p = Particle { x: x0, v: v0 };
+    for _ in 0..50 {
+        p = spring_step(p, k, 0.01);
+    }
+    p.energy(k) + p.x
+}
+
+#[test]
+fn a_mutable_struct_stepped_and_its_method_called() {
+    let (gx, gv, gk) = gradients_function!(simulated_energy)(1.0, 0.5, 2.0);
+    let f = |p: &[f64]| simulated_energy(p[0], p[1], p[2]);
+    let fd = autodiff::check::finite_difference(f, &[1.0, 0.5, 2.0]);
+    for (a, b) in [gx, gv, gk].iter().zip(&fd) {
+        assert!(close(*a, *b, 1e-6), "{a} vs {b}");
+    }
+    // one step by hand, from the start: x₁ = x₀ + (v₀ − k x₀ dt) dt, v₁ = v₀ − k x₀ dt
+    #[differentiable]
+    fn one_step_energy(x0: f64, v0: f64, k: f64) -> f64 {
+        let mut p = Particle { x: x0, v: v0 };
+        p = spring_step(p, k, 0.1);
+        p.energy(k)
+    }
+    let (x0, v0, k, dt) = (1.0, 0.5, 2.0, 0.1);
+    let v1 = v0 - k * x0 * dt;
+    let x1 = x0 + v1 * dt;
+    // E = ½ v₁² + ½ k x₁²; ∂v₁/∂x₀ = −k dt, ∂x₁/∂x₀ = 1 − k dt²
+    let gx_hand = v1 * (-k * dt) + k * x1 * (1.0 - k * dt * dt);
+    let (gx, _, _) = gradients_function!(one_step_energy)(x0, v0, k);
+    assert!(close(gx, gx_hand, 1e-14), "{gx} vs {gx_hand}");
+    let (_, dy) = jvp!(simulated_energy)(1.0, 0.5, 2.0, 1.0, 0.0, 0.0);
+    let (gx, _, _) = gradients_function!(simulated_energy)(1.0, 0.5, 2.0);
+    assert!(close(dy, gx, 1e-12));
+}
+
+/// A `Vec` of structs collected from a chain (`.map(|&x| Particle { x, v: 0.0 })`), each
+/// element stepped in place by a helper taking it by value (a `Copy` struct, `ps[i]`).
+#[differentiable]
+fn particles_stepped(xs: &[f64], k: f64) -> f64 {
+    let mut ps: Vec<Particle> = xs.iter().map(|&x| Particle { x, v: 0.0 }).collect();
+    for _ in 0..10 {
+        for i in 0..ps.len() {
+            ps[i] = spring_step(ps[i], k, 0.05);
+        }
+    }
+    ps.iter().map(|p| p.x * p.x).sum()
+}
+
+#[test]
+fn a_vec_of_structs_collected_and_stepped() {
+    let xs = [0.3, -0.5, 1.2];
+    let (g, gk) = gradients_function!(particles_stepped)(&xs, 1.5);
+    let fd = autodiff::check::finite_difference(|v| particles_stepped(v, 1.5), &xs);
+    autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+    let fdk = autodiff::check::finite_difference(|k| particles_stepped(&xs, k[0]), &[1.5]);
+    autodiff::check::assert_gradient_close(&[gk], &fdk, 1e-6);
+    // each particle is independent and linear in its start: x₁₀ = c(k) x₀, so ∂/∂x₀ of x₁₀²
+    // is 2 c² x₀, the same c for all
+    let c2 = g[0] / (2.0 * xs[0]);
+    for (gi, x) in g.iter().zip(&xs) {
+        assert!(close(*gi, 2.0 * c2 * x, 1e-12));
+    }
+    let t = [0.2, -0.1, 0.4];
+    let (_, dy) = jvp!(particles_stepped)(&xs, 1.5, &t, 0.0);
+    assert!(close(dy, g.iter().zip(&t).map(|(a, b)| a * b).sum(), 1e-12));
+}

@@ -30,6 +30,9 @@ impl Exp {
     );
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const __autodiff_pdf_RECEIVER: ::autodiff::__private::methods::ConstantReceiver = ::autodiff::__private::methods::ConstantReceiver;
+    #[doc(hidden)]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const fn __autodiff_pdf_all() -> ::autodiff::__private::select::Sel1<1> {
         ::autodiff::__private::select::Sel1
     }
@@ -538,6 +541,9 @@ impl Exp {
         &["self", "x"],
         &[0],
     );
+    #[doc(hidden)]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub const __autodiff_ln_pdf_RECEIVER: ::autodiff::__private::methods::ConstantReceiver = ::autodiff::__private::methods::ConstantReceiver;
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const fn __autodiff_ln_pdf_all() -> ::autodiff::__private::select::Sel1<1> {

@@ -1057,8 +1057,26 @@ pub fn companions(
             }
         },
     };
+    // (a method's receiver as its callers through `self` check it: see `lower::calls`)
+    let own_receiver = match sig.params.iter().find(|p| p.name == "self") {
+        Some(p) if sig.is_method => {
+            let receiver = companion(ident, "RECEIVER", true);
+            let kind = if p.differentiable {
+                quote!(DifferentiableReceiver)
+            } else {
+                quote!(ConstantReceiver)
+            };
+            quote! {
+                #allow
+                #vis const #receiver: #rt::methods::#kind = #rt::methods::#kind;
+            }
+        }
+        _ => quote!(),
+    };
     let items = quote! {
         #own_signature
+
+        #own_receiver
 
         #own_all
 

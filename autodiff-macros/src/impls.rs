@@ -56,6 +56,8 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
     let mut companions = TokenStream::new();
     // the methods with a receiver reached through the gate of calls in method form
     let mut gated: Vec<TokenStream> = Vec::new();
+    // those of them differentiable with respect to the receiver
+    let mut wrt_self: Vec<TokenStream> = Vec::new();
     for item in &mut block.items {
         let syn::ImplItem::Fn(method) = item else {
             continue;
@@ -115,6 +117,9 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
                 companions.extend(c);
                 if original_sig.receiver().is_some() {
                     gated.push(crate::companions::method_id(&original_sig.ident));
+                    if args.wrt_self {
+                        wrt_self.push(crate::companions::method_id(&original_sig.ident));
+                    }
                 }
             }
             Err(e) => errors.extend(e),
@@ -147,6 +152,14 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
                 fn target(&self) -> &Self {
                     self
                 }
+            }
+        )*
+
+        #(
+            #allow
+            impl #impl_generics ::autodiff::__private::methods::SelfDifferentiable<#wrt_self>
+                for #self_ty #where_clause
+            {
             }
         )*
     }

@@ -120,6 +120,9 @@ pub struct VarInfo {
     /// literal, an operator's result): handed by value to a callee, its tangent (never
     /// `Copy`) is handed a copy, as it may be read again.
     pub owned_struct: bool,
+    /// An element of a local `Vec` of structs read in place (borrowed where the element
+    /// is no `Copy`): handed by value to a callee, its tangent is handed an owned copy.
+    pub struct_element: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -28,6 +28,52 @@ pub trait Annotated<const M: u64> {
     fn target(&self) -> &Self::Target;
 }
 
+/// A type whose method named by `M` is differentiable with respect to its receiver: the
+/// method (or its `impl`) says `#[differentiable(self)]`. Generated code requires it of a
+/// call whose receiver carries a gradient, so that the gradient is never dropped at a
+/// method whose receiver is a constant.
+#[diagnostic::on_unimplemented(
+    message = "the receiver of this method is a constant, but the value it is called on \
+        carries a gradient that would be lost here",
+    label = "a method of `{Self}` whose receiver is a constant",
+    note = "mark the method (or its `impl` block) `#[differentiable(self)]` to differentiate \
+        with respect to its receiver, or call it on `stop_gradient(…)` of the value (or \
+        mark the parameter `#[no_grad]`) if no gradient should flow through the receiver"
+)]
+pub trait SelfDifferentiable<const M: u64> {}
+
+/// Requires of a receiver carrying a gradient that its method `M` is
+/// [`SelfDifferentiable`]: a check at compile time, nothing at run time.
+#[inline(always)]
+pub fn receiver_differentiable<const M: u64, T: SelfDifferentiable<M> + ?Sized>(_: &T) {}
+
+/// A method whose receiver is differentiable (`#[differentiable(self)]`), as its
+/// companions record it.
+#[derive(Clone, Copy, Debug)]
+pub struct DifferentiableReceiver;
+
+/// A method whose receiver is a constant, as its companions record it.
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantReceiver;
+
+/// What a sibling method called through `self` must be when `self` carries a gradient.
+#[diagnostic::on_unimplemented(
+    message = "the receiver of this method is a constant, but `self` carries a gradient here \
+        that would be lost",
+    label = "a method whose receiver is a constant, called on `self`",
+    note = "mark the method `#[differentiable(self)]` to differentiate with respect to its \
+        receiver"
+)]
+pub trait ReceiverDifferentiable {}
+
+impl ReceiverDifferentiable for DifferentiableReceiver {}
+
+/// Requires of a sibling method called through a `self` that carries a gradient (`self.helper(x)`
+/// in a method differentiable with respect to its receiver) that its receiver is
+/// differentiable too: a check at compile time, nothing at run time.
+#[inline(always)]
+pub fn sibling_receiver<R: ReceiverDifferentiable>(_: R) {}
+
 macro_rules! through_pointers {
     ($($p:ident),*) => {$(
         #[diagnostic::do_not_recommend]
@@ -38,9 +84,14 @@ macro_rules! through_pointers {
                 (**self).target()
             }
         }
+        #[diagnostic::do_not_recommend]
+        impl<T: SelfDifferentiable<M> + ?Sized, const M: u64> SelfDifferentiable<M> for $p<T> {}
     )*};
 }
 through_pointers!(Box, Rc, Arc);
+
+#[diagnostic::do_not_recommend]
+impl<T: SelfDifferentiable<M> + ?Sized, const M: u64> SelfDifferentiable<M> for &T {}
 
 #[diagnostic::do_not_recommend]
 impl<T: Annotated<M> + ?Sized, const M: u64> Annotated<M> for &T {

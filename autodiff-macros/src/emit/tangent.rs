@@ -105,7 +105,15 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         // from the same constant array, or the same placeholder, overwritten where the cell
         // is first written
         let array_init = cell.init.as_ref().filter(|_| cell.init_fits_tangent);
-        let decl = super::Declaration::cell(&tc, cell.ty.as_deref(), array_init);
+        // (a type naming a user's struct, `Vec<Particle>`: its tangent's type)
+        let tangent_ty: Option<syn::Type> = cell.ty.as_deref().map(|ty| {
+            if mentions_struct(ty, &sig.type_params) {
+                syn::parse_quote!(<#ty as ::autodiff::__private::Differentiable>::Tangent)
+            } else {
+                ty.clone()
+            }
+        });
+        let decl = super::Declaration::cell(&tc, tangent_ty.as_ref(), array_init);
         cells.push((tc.to_string(), decl));
     }
     let mut declared = super::Declared::new(t.primal.cell_declarations());
@@ -215,6 +223,35 @@ pub(crate) fn struct_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> b
         || (NOT_STRUCTS.contains(&name.as_str())
             && (name == "String" || !matches!(last.arguments, syn::PathArguments::None)));
     p.qself.is_none() && !generic && !known
+}
+
+/// Whether `ty` names a user's struct anywhere in it (`Vec<Particle>`, `(f64, State)`): its
+/// tangent is not written as the type itself.
+fn mentions_struct(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
+    match ty {
+        syn::Type::Reference(r) => mentions_struct(&r.elem, type_params),
+        syn::Type::Paren(p) => mentions_struct(&p.elem, type_params),
+        syn::Type::Array(a) => mentions_struct(&a.elem, type_params),
+        syn::Type::Slice(s) => mentions_struct(&s.elem, type_params),
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| mentions_struct(e, type_params)),
+        syn::Type::Path(p) => {
+            let own = !p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| crate::rules::is_constant_type_name(&s.ident.to_string()))
+                && struct_param_type(ty, type_params);
+            own || p.path.segments.iter().any(|s| {
+                match &s.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
+                    matches!(g, syn::GenericArgument::Type(t) if mentions_struct(t, type_params))
+                }),
+                _ => false,
+            }
+            })
+        }
+        _ => false,
+    }
 }
 
 /// Whether a differentiable parameter of this type takes a tangent argument: of its own
@@ -532,6 +569,14 @@ impl Tangents<'_> {
                 // again after the call, `a * k` then `m.dot(&a)`: a copy)
                 Some(t) if self.primal.owned_struct(a) => {
                     quote!(::core::clone::Clone::clone(&#t))
+                }
+                // (an element of a `Vec` of structs, read in place: an owned copy)
+                Some(t) if matches!(a, Operand::Var(v) if self.body.vars[v.0].struct_element) => {
+                    quote!({
+                        #[allow(unused_imports)]
+                        use #rt::saved::{OwnRef as _, OwnVal as _};
+                        (&#rt::saved::Own(&#t)).own()
+                    })
                 }
                 Some(t) => t,
                 None => {

@@ -111,6 +111,14 @@ impl Lowering<'_> {
             // `self.helper(x)`: a sibling differentiable method, through `Self::helper`.
             let method = &m.method;
             let turbofish = &m.turbofish;
+            // (a receiver carrying a gradient needs a sibling differentiable in it)
+            if self.operand_active(&args[0]) {
+                let receiver = crate::companions::companion(method, "RECEIVER", true);
+                let check = quote_spanned!(method.span()=>
+                    ::autodiff::__private::methods::sibling_receiver(Self::#receiver)
+                );
+                self.inactive(check, method.span());
+            }
             let func: syn::ExprPath =
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
             let active = args.iter().any(|a| self.operand_active(a));
@@ -320,13 +328,22 @@ impl Lowering<'_> {
                 syn::Expr::Reference(r) => root(&r.expr),
                 syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
                 syn::Expr::Paren(p) => root(&p.expr),
+                // (`stop_gradient(m).predict(x)`: `m`'s method, its receiver a constant)
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
+                            .is_some_and(|s| s.ident == "stop_gradient")) =>
+                {
+                    root(&c.args[0])
+                }
                 _ => None,
             }
         }
         let name = m.method.to_string();
         let of_parameter = root(&m.receiver).is_some_and(|r| {
             self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
-        }) || self.made_value_receiver(m);
+        }) || self.made_value_receiver(m)
+            || self.names_struct(&m.receiver);
         if !of_parameter || prims::is_std_container_method(&name) {
             return None;
         }
@@ -342,9 +359,25 @@ impl Lowering<'_> {
         let func = crate::companions::method_form(&m.method, turbofish.as_ref());
         // `d.det(&m)`: as a function's call `det(&m)`
         let mut args = args;
-        // (a local the body made is owned: lent, as a parameter's `&self` is)
-        if let (Some(Operand::Var(v)), true) = (args.first(), self.made_value_receiver(m)) {
+        // (a local the body made is owned: lent, as a parameter's `&self` is; so is a
+        // `let mut` struct's value)
+        let struct_cell = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.get_ident()
+            .is_some_and(|i| matches!(self.lookup(&i.to_string()),
+                Some(Binding::Cell(c)) if self.struct_valued_cells.contains(c))));
+        if let (Some(Operand::Var(v)), true) =
+            (args.first(), self.made_value_receiver(m) || struct_cell)
+        {
             args[0] = Operand::Ref(*v);
+        }
+        // A receiver carrying a gradient needs a method differentiable with respect to it
+        // (checked at compile time: `runtime::methods::SelfDifferentiable`).
+        if self.operand_active(&args[0]) {
+            let recv = args[0].tokens();
+            let id = crate::companions::method_id(&m.method);
+            let check = quote_spanned!(m.method.span()=>
+                ::autodiff::__private::methods::receiver_differentiable::<#id, _>(&#recv)
+            );
+            self.inactive(check, m.method.span());
         }
         for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
             *arg = match self.constant_local_ref(a) {
@@ -481,6 +514,13 @@ impl Lowering<'_> {
                 syn::Expr::Reference(r) => root(&r.expr),
                 syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
                 syn::Expr::Paren(p) => root(&p.expr),
+                syn::Expr::Call(c)
+                    if c.args.len() == 1
+                        && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
+                            .is_some_and(|s| s.ident == "stop_gradient")) =>
+                {
+                    root(&c.args[0])
+                }
                 _ => None,
             }
         }

@@ -336,6 +336,7 @@ impl Lowering<'_> {
         if matches!(place, Place::Cell(c) if self.struct_cells.contains(&c)) {
             // a struct pushed onto a local `Vec`: borrowed
             self.vars[v.0].maybe_array = true;
+            self.vars[v.0].struct_element = true;
         }
         if let Place::Var(p) = place {
             if self.vec_rows.contains(&p) {
@@ -953,6 +954,7 @@ impl Lowering<'_> {
                         self.vars[v.0].owned_struct || self.struct_params.contains(&name)
                     }
                     Some(Binding::Value(_)) => self.struct_params.contains(&name),
+                    Some(Binding::Cell(c)) => self.struct_valued_cells.contains(c),
                     _ => false,
                 }
             }),

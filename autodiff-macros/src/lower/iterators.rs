@@ -477,6 +477,7 @@ impl Lowering<'_> {
                 if matches!(place, Place::Cell(c) if l.struct_cells.contains(c)) {
                     // (a struct pushed onto a local `Vec`: borrowed)
                     l.vars[v.0].maybe_array = true;
+                    l.vars[v.0].struct_element = true;
                 }
                 elems.push(if copied {
                     Value::Var(v)
@@ -852,12 +853,24 @@ impl Lowering<'_> {
         }
         let span = e.span();
         let counted = self.renamed(&src).to_token_stream();
-        let zeros = self.inactive(
-            quote_spanned!(span=> (#counted)
-                .map(|_| ::autodiff::__private::ops::real_zero())
-                .collect::<::std::vec::Vec<_>>()),
-            span,
-        );
+        // (a `Vec` of structs, `.map(|&x| P { x, v: 0.0 })`, grows by each one as `push`
+        // grows it: a struct has no zero to start from)
+        let structs = maps
+            .last()
+            .is_some_and(|c| matches!(block_value(&c.body), syn::Expr::Struct(_)));
+        let zeros = if structs {
+            self.inactive(
+                quote_spanned!(span=> ::std::vec::Vec::with_capacity((#counted).count())),
+                span,
+            )
+        } else {
+            self.inactive(
+                quote_spanned!(span=> (#counted)
+                    .map(|_| ::autodiff::__private::ops::real_zero())
+                    .collect::<::std::vec::Vec<_>>()),
+                span,
+            )
+        };
         let zeros = self.operand(zeros, span);
         let out = self.new_cell(None, node_key(m));
         self.write_cell(out, zeros);
@@ -900,6 +913,14 @@ impl Lowering<'_> {
                 l.found_active_cells.insert(active_key(l.cell_keys[out.0]));
             }
             l.snapshots.remove(&out);
+            if structs {
+                l.struct_cells.insert(out);
+                l.block.stmts.push(Stmt::Grow {
+                    cell: out,
+                    len: index.clone(),
+                    value: value.clone(),
+                });
+            }
             l.block.stmts.push(Stmt::WriteIndex {
                 cell: out,
                 index,
@@ -907,6 +928,18 @@ impl Lowering<'_> {
             });
         });
         Some(Value::Var(self.read_cell(out, span)))
+    }
+}
+
+/// The value a closure's body ends in (through blocks).
+fn block_value(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Block(b) => match b.block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => block_value(tail),
+            _ => e,
+        },
+        syn::Expr::Paren(p) => block_value(&p.expr),
+        _ => e,
     }
 }
 

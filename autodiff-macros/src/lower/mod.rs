@@ -132,6 +132,11 @@ pub struct Lowering<'a> {
     /// Local `Vec`s a struct value was pushed onto: their elements are borrowed when read
     /// (`for p in &pts`, `pts[0].x`), not copied.
     struct_cells: HashSet<CellId>,
+    /// `let mut` cells made from a struct value (`let mut p = Particle { … }`): their
+    /// methods and operators are the annotated `impl`'s, as a struct local's are.
+    struct_valued_cells: HashSet<CellId>,
+    /// Values read from a `struct_cells` `Vec`: a `let mut` bound to one is one too.
+    struct_vec_values: HashSet<VarId>,
     /// Whether the expression being lowered is in statement position (its value, if any,
     /// is dropped): an `if` or `match` there needs no result cell.
     discard: bool,
@@ -299,6 +304,8 @@ fn lower_pass(
         rows: HashSet::new(),
         made_values: HashSet::new(),
         struct_cells: HashSet::new(),
+        struct_valued_cells: HashSet::new(),
+        struct_vec_values: HashSet::new(),
         discard: false,
         next_part: 0,
     };
@@ -579,6 +586,7 @@ impl Lowering<'_> {
             maybe_array: false,
             shared_ref: false,
             owned_struct: false,
+            struct_element: false,
         });
         VarId(self.vars.len() - 1)
     }
@@ -779,6 +787,11 @@ impl Lowering<'_> {
         let v = self.new_var(self.cells[cell.0].active);
         self.push(v, None, Rhs::ReadCell(cell), span);
         self.snapshots.insert(cell, v);
+        // (a struct cell's value is a struct held by value, as the literal it was made of)
+        self.vars[v.0].owned_struct |= self.struct_valued_cells.contains(&cell);
+        if self.struct_cells.contains(&cell) {
+            self.struct_vec_values.insert(v);
+        }
         v
     }
 

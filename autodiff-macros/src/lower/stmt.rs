@@ -267,6 +267,12 @@ impl Lowering<'_> {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 if pi.mutability.is_some() {
                     let cell = self.new_cell(ty, node_key(pi));
+                    if matches!(&value, Value::Var(v) if self.vars[v.0].owned_struct) {
+                        self.struct_valued_cells.insert(cell);
+                    }
+                    if matches!(&value, Value::Var(v) if self.struct_vec_values.contains(v)) {
+                        self.struct_cells.insert(cell);
+                    }
                     let o = self.operand(value, span);
                     self.write_cell(cell, o);
                     self.bind(&pi.ident.to_string(), Binding::Cell(cell));

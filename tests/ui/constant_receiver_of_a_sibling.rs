@@ -1,0 +1,28 @@
+use autodiff::prelude::*;
+
+#[derive(Differentiable, Clone)]
+pub struct Linear {
+    pub w: Vec<f64>,
+    pub b: f64,
+}
+
+// the receiver is a constant (no `#[differentiable(self)]`)
+#[differentiable]
+impl Linear {
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + self.b
+    }
+
+    pub fn scaled(&self, x: f64) -> f64 {
+        self.b * x
+    }
+
+    #[differentiable(self)]
+    pub fn twice(&self, x: f64) -> f64 {
+        // `self` carries a gradient, `scaled`'s receiver is a constant
+        self.scaled(x) * 2.0
+    }
+}
+
+
+fn main() {}
