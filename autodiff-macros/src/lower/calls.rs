@@ -319,28 +319,8 @@ impl Lowering<'_> {
     ) -> Option<Value> {
         // (a local is left out: it may be of any type, `Normal::default()` of a crate whose
         // methods are not differentiable, and the message below is the clearer one)
-        fn root(e: &syn::Expr) -> Option<String> {
-            match e {
-                syn::Expr::Path(p) if p.qself.is_none() => {
-                    p.path.get_ident().map(ToString::to_string)
-                }
-                syn::Expr::Field(f) => root(&f.base),
-                syn::Expr::Reference(r) => root(&r.expr),
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
-                syn::Expr::Paren(p) => root(&p.expr),
-                // (`stop_gradient(m).predict(x)`: `m`'s method, its receiver a constant)
-                syn::Expr::Call(c)
-                    if c.args.len() == 1
-                        && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
-                            .is_some_and(|s| s.ident == "stop_gradient")) =>
-                {
-                    root(&c.args[0])
-                }
-                _ => None,
-            }
-        }
         let name = m.method.to_string();
-        let of_parameter = root(&m.receiver).is_some_and(|r| {
+        let of_parameter = receiver_root(&m.receiver).is_some_and(|r| {
             self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
         }) || self.made_value_receiver(m)
             || self.names_struct(&m.receiver);
@@ -505,27 +485,8 @@ impl Lowering<'_> {
     /// Whether `recv` is a parameter of a type that is not a number or a container of
     /// numbers (`dist: &StudentsT`), or a field of one (`self.normal`, `m.layer`).
     fn receiver_of_user_type(&self, recv: &syn::Expr) -> bool {
-        fn root(e: &syn::Expr) -> Option<String> {
-            match e {
-                syn::Expr::Path(p) if p.qself.is_none() => {
-                    p.path.get_ident().map(ToString::to_string)
-                }
-                syn::Expr::Field(f) => root(&f.base),
-                syn::Expr::Reference(r) => root(&r.expr),
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root(&u.expr),
-                syn::Expr::Paren(p) => root(&p.expr),
-                syn::Expr::Call(c)
-                    if c.args.len() == 1
-                        && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
-                            .is_some_and(|s| s.ident == "stop_gradient")) =>
-                {
-                    root(&c.args[0])
-                }
-                _ => None,
-            }
-        }
         let field = matches!(recv, syn::Expr::Field(_));
-        root(recv).is_some_and(|r| {
+        receiver_root(recv).is_some_and(|r| {
             r == "self"
                 || self.param_names.contains(&r)
                     && (field || !self.numeric_params.contains(&r))
@@ -1126,4 +1087,24 @@ fn without_stopped(e: &syn::Expr) -> syn::Expr {
     let mut e = e.clone();
     syn::visit_mut::VisitMut::visit_expr_mut(&mut Stop, &mut e);
     e
+}
+
+/// The name a receiver is reached through (`m`, `self.normal`, `&d`, `*p`, and
+/// `stop_gradient(m)`: `m`'s method, its receiver a constant), if it is one.
+fn receiver_root(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+        syn::Expr::Field(f) => receiver_root(&f.base),
+        syn::Expr::Reference(r) => receiver_root(&r.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => receiver_root(&u.expr),
+        syn::Expr::Paren(p) => receiver_root(&p.expr),
+        syn::Expr::Call(c)
+            if c.args.len() == 1
+                && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
+                    .is_some_and(|s| s.ident == "stop_gradient")) =>
+        {
+            receiver_root(&c.args[0])
+        }
+        _ => None,
+    }
 }

@@ -746,6 +746,19 @@ fn plain_index(e: &syn::Expr) -> bool {
     }
 }
 
+/// `e` without a last `.copied()`/`.cloned()`, and whether it had one (its items are then
+/// values).
+fn uncopied(e: &syn::Expr) -> (&syn::Expr, bool) {
+    match e {
+        syn::Expr::MethodCall(c)
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+        {
+            (&c.receiver, true)
+        }
+        other => (other, false),
+    }
+}
+
 /// `seq.get(i)` of a named sequence and a plain index: the two.
 fn checked_get(e: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr)> {
     let syn::Expr::MethodCall(get) = e else {
@@ -772,14 +785,7 @@ fn checked_get_branch(e: &syn::Expr) -> Option<syn::Expr> {
     if !some.path.is_ident("Some") || some.elems.len() != 1 {
         return None;
     }
-    let (source, by_value) = match &*binding.expr {
-        syn::Expr::MethodCall(c)
-            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
-        {
-            (&*c.receiver, true)
-        }
-        other => (other, false),
-    };
+    let (source, by_value) = uncopied(&binding.expr);
     let (seq, i) = checked_get(source)?;
     if !irrefutable(&some.elems[0]) {
         return None;
@@ -827,14 +833,7 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     }
     // `x.get(i).copied().unwrap_or(d)`, `x.get(i).unwrap_or(&d)`
     if unwrap.method == "unwrap_or" && unwrap.args.len() == 1 {
-        let (source, by_value) = match &*unwrap.receiver {
-            syn::Expr::MethodCall(c)
-                if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
-            {
-                (&*c.receiver, true)
-            }
-            other => (other, false),
-        };
+        let (source, by_value) = uncopied(&unwrap.receiver);
         let (seq, i) = checked_get(source)?;
         let span = unwrap.method.span();
         let default = &unwrap.args[0];
@@ -854,14 +853,7 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     if !unwraps {
         return None;
     }
-    let (end, by_value) = match &*unwrap.receiver {
-        syn::Expr::MethodCall(c)
-            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
-        {
-            (&*c.receiver, true)
-        }
-        other => (other, false),
-    };
+    let (end, by_value) = uncopied(&unwrap.receiver);
     let syn::Expr::MethodCall(end) = end else {
         return None;
     };
