@@ -113,6 +113,25 @@ pub struct NoTangent;
 pub trait Accumulate<Contribution = Self> {
     /// Adds `contribution` to `self`.
     fn accumulate(&mut self, contribution: Contribution);
+
+    /// [`accumulate`](Accumulate::accumulate) of the adjoint of a value read from a
+    /// local into the local's adjoint. A `Vec` local whose length changes where it is
+    /// assigned (`h = layer(&w, &h)` through layers of different widths) has, at a read
+    /// before the assignment, the zero adjoint the assignment left, of the other length: it
+    /// takes the contribution whole. Everything else adds.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn accumulate_read(&mut self, contribution: Contribution) {
+        self.accumulate(contribution);
+    }
+
+    /// Whether `self` is known to be a zero adjoint (a float equal to zero, a `Vec` of
+    /// such); unknown, `false`, for anything else.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn is_zero_adjoint(&self) -> bool {
+        false
+    }
 }
 
 impl<T> Accumulate<NoTangent> for T {
@@ -137,6 +156,10 @@ impl<T: Real> Accumulate for T {
     fn accumulate(&mut self, contribution: T) {
         *self = *self + contribution;
     }
+    #[inline(always)]
+    fn is_zero_adjoint(&self) -> bool {
+        *self == T::zero()
+    }
 }
 
 impl<T: Accumulate> Accumulate for Vec<T> {
@@ -160,6 +183,27 @@ impl<T: Accumulate> Accumulate for Vec<T> {
         for (a, b) in self.iter_mut().zip(contribution) {
             a.accumulate(b);
         }
+    }
+
+    /// ```
+    /// use autodiff_runtime::Accumulate;
+    /// let mut adjoint = vec![0.0_f64; 3];
+    /// adjoint.accumulate_read(vec![1.0, 2.0]);
+    /// assert_eq!(adjoint, vec![1.0, 2.0]);
+    /// ```
+    fn accumulate_read(&mut self, contribution: Vec<T>) {
+        if self.len() != contribution.len()
+            && !contribution.is_empty()
+            && self.iter().all(<T as Accumulate<T>>::is_zero_adjoint)
+        {
+            *self = contribution;
+            return;
+        }
+        self.accumulate(contribution);
+    }
+
+    fn is_zero_adjoint(&self) -> bool {
+        self.iter().all(<T as Accumulate<T>>::is_zero_adjoint)
     }
 }
 

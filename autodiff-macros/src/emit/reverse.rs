@@ -247,7 +247,15 @@ impl Emitter<'_> {
                     Rhs::ReadCell(c) => {
                         let dc = c.adjoint();
                         let d = quote!(#rt::ops::identity_d0(&#dy));
-                        out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #d);));
+                        // (a `Vec` local whose length changes where it is assigned: its
+                        // adjoint, taken there, takes the value read before it whole; the
+                        // output's, the caller's cotangent, is checked as it is)
+                        let output = fn_output_mentions(&self.body.output, *dst);
+                        if output {
+                            out.extend(quote!(#rt::Accumulate::accumulate(&mut #dc, #d);));
+                        } else {
+                            out.extend(quote!(#rt::Accumulate::accumulate_read(&mut #dc, #d);));
+                        }
                     }
                     Rhs::Field { base, index } => {
                         let (db, i) = (base.adjoint(), syn::Index::from(*index as usize));
@@ -605,6 +613,14 @@ impl Emitter<'_> {
                                 }
                                 Some(u) if self.handed_on.contains_key(&u) => {
                                     let dc = self.handed_on[&u].adjoint();
+                                    // (the local's adjoint as the value read needs it: of
+                                    // its length, which an assignment may have changed)
+                                    let v = self.var(u);
+                                    out.extend(quote! {{
+                                        #[allow(unused_imports)]
+                                        use #rt::ops::{FitAny as _, FitVec as _};
+                                        (&mut #rt::ops::Fit(&mut #dc, &#v)).fit();
+                                    }});
                                     quote!(#rt::shadow::sink(&mut #dc))
                                 }
                                 Some(u) => {
@@ -865,4 +881,14 @@ impl Emitter<'_> {
 /// A `&mut` parameter handed on as it is, with what a reading callee is handed again.
 fn kept_lend(a: &Operand) -> bool {
     matches!(a, Operand::MutRef { keep: Some(_), .. })
+}
+
+/// Whether the function's output is, or holds, `v`.
+fn fn_output_mentions(output: &Value, v: VarId) -> bool {
+    match output {
+        Value::Var(o) => *o == v,
+        Value::Tuple(items) => items.iter().any(|i| fn_output_mentions(i, v)),
+        Value::Ref(inner) => fn_output_mentions(inner, v),
+        Value::Inline(_) => false,
+    }
 }

@@ -437,6 +437,10 @@ impl Lowering<'_> {
     fn made_value(&self, name: &str) -> bool {
         match self.lookup(name) {
             Some(Binding::Value(Value::Var(v))) => self.made_values.contains(v),
+            // (an item of a loop over a field's elements, `for layer in &self.layers`)
+            Some(Binding::Value(Value::Ref(r))) => {
+                matches!(&**r, Value::Var(v) if self.made_values.contains(v))
+            }
             _ => false,
         }
     }

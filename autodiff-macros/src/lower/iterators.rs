@@ -439,13 +439,20 @@ impl Lowering<'_> {
         let iter = (iter, Some(Operand::Inline(syn::parse_quote!(0usize))));
         let enumerate = chain.enumerate;
         let copies: Vec<bool> = chain.sources.iter().map(|s| s.copied).collect();
+        // (the elements of a field's sequence, `self.layers`, may be a user's structs: their
+        // methods are the annotated `impl`'s, as those of a value a call made)
+        let of_field: Vec<bool> = chain
+            .sources
+            .iter()
+            .map(|s| matches!(&s.base, syn::Expr::Field(_)))
+            .collect();
         let skipped: Vec<syn::Expr> = chain.skipped.iter().map(|n| self.renamed(n)).collect();
         let filters = chain.filters.clone();
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for ((place, (_, lo, hi, forward, step)), copied) in
-                resolved.iter().zip(&ranges).zip(&copies)
+            for (((place, (_, lo, hi, forward, step)), copied), of_field) in
+                resolved.iter().zip(&ranges).zip(&copies).zip(&of_field)
             {
                 let copied = *copied;
                 let kk = k.ident();
@@ -478,6 +485,9 @@ impl Lowering<'_> {
                     // (a struct pushed onto a local `Vec`: borrowed)
                     l.vars[v.0].maybe_array = true;
                     l.vars[v.0].struct_element = true;
+                }
+                if *of_field || l.vars[v.0].struct_element {
+                    l.made_values.insert(v);
                 }
                 elems.push(if copied {
                     Value::Var(v)

@@ -386,6 +386,54 @@ pub fn take_d0<T: crate::tangent::Reset>(dv: &mut T) -> T {
     dv.take_reset_adjoint()
 }
 
+/// A local's adjoint fitted to a value read from it (handed to a callee, `h = layer(&w,
+/// &h)`, or added back where the local was read): a `Vec` local whose length changed where
+/// it was assigned (layers of different widths) has there the zero adjoint of the value
+/// assigned; it becomes the zero adjoint of the value read before. An adjoint that is not
+/// zero is left as it is (a length that does not match is then the error it is), and so
+/// is anything else. Generated code calls `(&mut Fit(&mut adjoint, &value)).fit()`
+/// with [`FitVec`] and [`FitAny`] in scope.
+///
+/// ```
+/// use autodiff_runtime::ops::{Fit, FitAny as _, FitVec as _};
+/// let mut adjoint = vec![0.0_f64; 1];
+/// let read = vec![0.5, 1.5, 2.5];
+/// (&mut Fit(&mut adjoint, &read)).fit();
+/// assert_eq!(adjoint, vec![0.0; 3]);
+/// let mut scalar = 0.0_f64;
+/// (&mut Fit(&mut scalar, &1.0_f64)).fit();
+/// ```
+pub struct Fit<'a, A, V: ?Sized>(pub &'a mut A, pub &'a V);
+
+/// [`Fit`] of a `Vec` of floats.
+pub trait FitVec {
+    /// Fits the adjoint.
+    fn fit(self);
+}
+
+impl<E: crate::Real, V: AsRef<[E]> + ?Sized> FitVec for &mut Fit<'_, Vec<E>, V> {
+    #[inline(always)]
+    fn fit(self) {
+        let n = self.1.as_ref().len();
+        // (an empty value is an empty adjoint, which stands for zero: nothing to fit)
+        if self.0.len() != n && n > 0 && self.0.iter().all(|d| *d == E::zero()) {
+            self.0.clear();
+            self.0.resize(n, E::zero());
+        }
+    }
+}
+
+/// [`Fit`] of anything else: nothing to do.
+pub trait FitAny {
+    /// Leaves the adjoint as it is.
+    fn fit(self);
+}
+
+impl<A, V: ?Sized> FitAny for &&mut Fit<'_, A, V> {
+    #[inline(always)]
+    fn fit(self) {}
+}
+
 /// The reverse of an assignment of a constant `v = c`: `v`'s cotangent becomes zero.
 ///
 /// ```
