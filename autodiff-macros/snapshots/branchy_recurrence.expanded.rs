@@ -300,7 +300,7 @@ impl ::autodiff::__private::entry::Reverse3 for recurrence {
                             ::autodiff::__private::ops::mul_d1(&(1e-5), &__d9),
                         );
                     }
-                    ::autodiff::__private::Accumulate::accumulate(
+                    ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d4),
                     );

@@ -272,12 +272,12 @@ impl cross_rotated {
                     ::autodiff::__private::ops::mul_d1(&__v11, &__d12),
                 );
                 ::autodiff::__private::ops::index_d0(&mut __d2, (1), &__d11);
-                ::autodiff::__private::Accumulate::accumulate(
+                ::autodiff::__private::Accumulate::accumulate_read(
                     &mut __dc1,
                     ::autodiff::__private::ops::identity_d0(&__d10),
                 );
                 let mut __d9 = ::autodiff::__private::ops::sub_d1(&__d9);
-                ::autodiff::__private::Accumulate::accumulate(
+                ::autodiff::__private::Accumulate::accumulate_read(
                     &mut __dc0,
                     ::autodiff::__private::ops::identity_d0(&__d9),
                 );

@@ -90,7 +90,7 @@ fn snapshot() {
                                 &__v10,
                                 __d11,
                             );
-                            ::autodiff::__private::Accumulate::accumulate(
+                            ::autodiff::__private::Accumulate::accumulate_read(
                                 &mut __dc0,
                                 ::autodiff::__private::ops::identity_d0(&__d10),
                             );

@@ -84,7 +84,7 @@ impl rosenbrock {
                     let mut __d14 = __t1;
                     let mut __d13 = ::autodiff::__private::ops::add_d0(&__d14);
                     let mut __d12 = ::autodiff::__private::ops::add_d1(&__d14);
-                    ::autodiff::__private::Accumulate::accumulate(
+                    ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d13),
                     );

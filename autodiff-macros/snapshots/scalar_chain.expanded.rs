@@ -215,7 +215,7 @@ impl ::autodiff::__private::entry::Reverse2 for chain {
                         &mut __d3,
                         ::autodiff::__private::ops::sin_d0(&__v3, &__d4),
                     );
-                    ::autodiff::__private::Accumulate::accumulate(
+                    ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d3),
                     );

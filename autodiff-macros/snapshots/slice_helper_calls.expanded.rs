@@ -136,7 +136,7 @@ impl sum_picks {
                     let mut __d6 = __t1;
                     let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
                     let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
-                    ::autodiff::__private::Accumulate::accumulate(
+                    ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d5),
                     );
@@ -515,7 +515,7 @@ impl ::autodiff::__private::entry::Reverse2 for sum_picks {
                     let mut __d6 = __t1;
                     let mut __d5 = ::autodiff::__private::ops::add_d0(&__d6);
                     let mut __d4 = ::autodiff::__private::ops::add_d1(&__d6);
-                    ::autodiff::__private::Accumulate::accumulate(
+                    ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d5),
                     );
