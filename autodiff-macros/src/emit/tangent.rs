@@ -235,20 +235,21 @@ fn mentions_struct(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
         syn::Type::Slice(s) => mentions_struct(&s.elem, type_params),
         syn::Type::Tuple(t) => t.elems.iter().any(|e| mentions_struct(e, type_params)),
         syn::Type::Path(p) => {
-            let own = !p
+            let constant = p
                 .path
                 .segments
                 .last()
-                .is_some_and(|s| crate::rules::is_constant_type_name(&s.ident.to_string()))
-                && struct_param_type(ty, type_params);
-            own || p.path.segments.iter().any(|s| {
+                .is_some_and(|s| crate::rules::is_constant_type_name(&s.ident.to_string()));
+            let own = !constant && struct_param_type(ty, type_params);
+            let in_arguments = |s: &syn::PathSegment| {
                 match &s.arguments {
                 syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| {
                     matches!(g, syn::GenericArgument::Type(t) if mentions_struct(t, type_params))
                 }),
                 _ => false,
             }
-            })
+            };
+            own || p.path.segments.iter().any(in_arguments)
         }
         _ => false,
     }

@@ -341,9 +341,8 @@ impl Lowering<'_> {
         let mut args = args;
         // (a local the body made is owned: lent, as a parameter's `&self` is; so is a
         // `let mut` struct's value)
-        let struct_cell = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.get_ident()
-            .is_some_and(|i| matches!(self.lookup(&i.to_string()),
-                Some(Binding::Cell(c)) if self.struct_valued_cells.contains(c))));
+        let struct_cell = matches!(self.place(&m.receiver),
+            Some(Place::Cell(c)) if self.struct_valued_cells.contains(&c));
         if let (Some(Operand::Var(v)), true) =
             (args.first(), self.made_value_receiver(m) || struct_cell)
         {
@@ -593,7 +592,7 @@ impl Lowering<'_> {
         let Some(last) = func.path.segments.last().map(|s| s.ident.clone()) else {
             return self.verbatim(e);
         };
-        if last == "stop_gradient" && c.args.len() == 1 {
+        if stopped(c).is_some() {
             return self.verbatim(e);
         }
         // `Vec::from(x)`, `<[f64]>::to_vec(x)`: an owned copy of a sequence
@@ -1073,17 +1072,9 @@ fn without_stopped(e: &syn::Expr) -> syn::Expr {
     struct Stop;
     impl syn::visit_mut::VisitMut for Stop {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-            if let syn::Expr::Call(c) = e {
-                if let syn::Expr::Path(p) = &*c.func {
-                    if p.path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "stop_gradient")
-                    {
-                        *e = syn::parse_quote!(0.0);
-                        return;
-                    }
-                }
+            if matches!(e, syn::Expr::Call(c) if stopped(c).is_some()) {
+                *e = syn::parse_quote!(0.0);
+                return;
             }
             syn::visit_mut::visit_expr_mut(self, e);
         }
@@ -1102,13 +1093,14 @@ fn receiver_root(e: &syn::Expr) -> Option<String> {
         syn::Expr::Reference(r) => receiver_root(&r.expr),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => receiver_root(&u.expr),
         syn::Expr::Paren(p) => receiver_root(&p.expr),
-        syn::Expr::Call(c)
-            if c.args.len() == 1
-                && matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
-                    .is_some_and(|s| s.ident == "stop_gradient")) =>
-        {
-            receiver_root(&c.args[0])
-        }
+        syn::Expr::Call(c) => receiver_root(stopped(c)?),
         _ => None,
     }
+}
+
+/// The argument of `stop_gradient(x)`.
+fn stopped(c: &syn::ExprCall) -> Option<&syn::Expr> {
+    let named = matches!(&*c.func, syn::Expr::Path(f) if f.path.segments.last()
+        .is_some_and(|s| s.ident == "stop_gradient"));
+    (named && c.args.len() == 1).then(|| &c.args[0])
 }

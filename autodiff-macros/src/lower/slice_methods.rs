@@ -73,6 +73,14 @@ fn statement(m: &syn::ExprMethodCall, next: &mut usize) -> Option<syn::Expr> {
     };
     let start = start.unwrap_or_else(|| syn::parse_quote!(0));
     let end = end.unwrap_or_else(|| syn::parse_quote_spanned!(span=> #buffer.len()));
+    // `a..b` of the buffer, checked as `&buf[a..b]` checks it
+    let checked = |a: &syn::Ident, b: &syn::Ident| {
+        quote::quote_spanned! {span=>
+            let #a: usize = #start;
+            let #b: usize = #end;
+            ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+        }
+    };
     match (method.as_str(), m.args.len()) {
         ("copy_from_slice", 1) => {
             let src = &m.args[0];
@@ -92,12 +100,11 @@ fn statement(m: &syn::ExprMethodCall, next: &mut usize) -> Option<syn::Expr> {
         ("fill", 1) => {
             let value = &m.args[0];
             let (v, a, b, i) = (fresh("value"), fresh("start"), fresh("end"), fresh("i"));
+            let range = checked(&a, &b);
             Some(syn::parse_quote_spanned! {span=>
                 {
                     let #v = #value;
-                    let #a: usize = #start;
-                    let #b: usize = #end;
-                    ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+                    #range
                     for #i in #a..#b {
                         #buffer[#i] = #v;
                     }
@@ -130,11 +137,10 @@ fn statement(m: &syn::ExprMethodCall, next: &mut usize) -> Option<syn::Expr> {
                 fresh("old"),
                 fresh("k"),
             );
+            let range = checked(&a, &b);
             Some(syn::parse_quote_spanned! {span=>
                 {
-                    let #a: usize = #start;
-                    let #b: usize = #end;
-                    ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+                    #range
                     let #order = ::autodiff::stop_gradient(
                         ::autodiff::__private::views::sorted_order(&#buffer[#a..#b], #compare)
                     );
@@ -153,11 +159,10 @@ fn statement(m: &syn::ExprMethodCall, next: &mut usize) -> Option<syn::Expr> {
                 fresh("j"),
                 fresh("t"),
             );
+            let range = checked(&a, &b);
             Some(syn::parse_quote_spanned! {span=>
                 {
-                    let #a: usize = #start;
-                    let #b: usize = #end;
-                    ::autodiff::__private::views::check_range(#a, #b, #buffer.len());
+                    #range
                     for #i in 0..(#b - #a) / 2 {
                         let #j = #b - 1 - #i;
                         let #t = #buffer[#a + #i];
