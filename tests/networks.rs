@@ -2,7 +2,8 @@
 //! layers of different widths (`h = dense(w, &h)`, straight and in a loop over the
 //! layers), a model whose `Vec<Layer>` field's elements are called by method
 //! (`layer.forward(&h)`), and the ndarray form. Each gradient against central finite
-//! differences; `vjp!` and `jvp!` where they reach the code differently.
+//! differences; `vjp!` and `jvp!` where they reach the code differently. Also a local read
+//! by index and then assigned values of other lengths (grown, shrunk, in loops, halved).
 
 use autodiff::check::{assert_gradient_close, finite_difference};
 use autodiff::ndarray::{array, Array1, Array2};
@@ -175,4 +176,201 @@ fn a_models_layers_called_by_method() {
         let fd = at(&|n: &mut Net, d: f64| n.layers[l].b[k] += d);
         assert!((g.layers[l].b[k] - fd).abs() < 1e-6, "{l} {k}");
     }
+}
+
+// A local read by index, then assigned a value of another length: the reverse sweep gives
+// its adjoint back the length it had at the reads (`Stmt::Extent`).
+
+#[differentiable]
+fn read_then_grow(x: &[f64], w1: &[Vec<f64>]) -> f64 {
+    let mut h = x.to_vec();
+    let first = h[1] * h[0];
+    h = dense(w1, &h);
+    first + h[2] * h[0]
+}
+
+#[differentiable]
+fn loop_reads(x: &[f64], layers: &[Vec<Vec<f64>>]) -> f64 {
+    let mut h = x.to_vec();
+    let mut s = 0.0;
+    for w in layers {
+        s += h[0] * h[h.len() - 1];
+        h = dense(w, &h);
+    }
+    s + h[0]
+}
+
+#[test]
+fn reads_by_index_before_reassignment() {
+    let w1 = vec![vec![0.1, -0.2], vec![0.3, 0.4], vec![-0.1, 0.2]];
+    let x = vec![0.3, -0.7];
+    let g = gradients_function!(read_then_grow, params = ["x"]);
+    let gx = g(&x, &w1);
+    let fd = finite_difference(|v: &[f64]| read_then_grow(v, &w1), &x);
+    assert_gradient_close(&gx, &fd, 1e-6);
+    let ls = vec![
+        vec![vec![0.1, -0.2], vec![0.3, 0.4], vec![-0.1, 0.2]],
+        vec![vec![0.5, -0.3, 0.2], vec![0.1, 0.1, 0.1]],
+        vec![vec![0.7, -0.4]],
+    ];
+    let g = gradients_function!(loop_reads, params = ["x"]);
+    let gx = g(&x, &ls);
+    let fd = finite_difference(|v: &[f64]| loop_reads(v, &ls), &x);
+    assert_gradient_close(&gx, &fd, 1e-6);
+}
+
+#[differentiable]
+fn read_then_shrink(x: &[f64], w1: &[Vec<f64>]) -> f64 {
+    let mut h = x.to_vec();
+    let first = h[2] * h[0];
+    h = dense(w1, &h);
+    first + h[0]
+}
+
+#[test]
+fn reads_by_index_before_shrinking() {
+    let w1 = vec![vec![0.1, -0.2, 0.5]];
+    let x = vec![0.3, -0.7, 0.9];
+    let g = gradients_function!(read_then_shrink, params = ["x"]);
+    let gx = g(&x, &w1);
+    let fd = finite_difference(|v: &[f64]| read_then_shrink(v, &w1), &x);
+    assert_gradient_close(&gx, &fd, 1e-6);
+}
+
+/// (Read by index on purpose: the reads before the assignment are what is tested.)
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn reassigned_from_param(x: &[f64], y: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    let mut s = 0.0;
+    for i in 0..h.len() {
+        s += h[i] * h[i];
+    }
+    h = y.to_vec();
+    s += h[0] * h[1];
+    h = h[..1].to_vec();
+    s * h[0]
+}
+
+#[differentiable]
+fn reassigned_by_collect(x: &[f64], y: &[f64]) -> f64 {
+    let mut h: Vec<f64> = x.iter().map(|v| v * 2.0).collect();
+    let a = h[2];
+    h = y.iter().map(|v| v.sin()).collect();
+    a * h[0]
+}
+
+#[test]
+fn reassigned_from_other_lengths() {
+    let x = vec![0.3, -0.7, 0.9];
+    let y = vec![0.4, 1.1];
+    let g = gradients_function!(reassigned_from_param, params = ["x", "y"]);
+    let (gx, gy) = g(&x, &y);
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|v: &[f64]| reassigned_from_param(v, &y), &x),
+        1e-6,
+    );
+    assert_gradient_close(
+        &gy,
+        &finite_difference(|v: &[f64]| reassigned_from_param(&x, v), &y),
+        1e-6,
+    );
+    let g = gradients_function!(reassigned_by_collect, params = ["x", "y"]);
+    let (gx, gy) = g(&x, &y);
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|v: &[f64]| reassigned_by_collect(v, &y), &x),
+        1e-6,
+    );
+    assert_gradient_close(
+        &gy,
+        &finite_difference(|v: &[f64]| reassigned_by_collect(&x, v), &y),
+        1e-6,
+    );
+}
+
+/// Reads after the assignment in the body: the next iteration's assignment comes after them.
+#[differentiable]
+fn loop_reads_after(x: &[f64], layers: &[Vec<Vec<f64>>]) -> f64 {
+    let mut h = x.to_vec();
+    let mut s = 0.0;
+    for w in layers {
+        h = dense(w, &h);
+        s += h[h.len() - 1] * h[0];
+    }
+    s
+}
+
+#[differentiable]
+fn shrinking_by_halves(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    let mut s = 0.0;
+    while h.len() > 1 {
+        s += h[h.len() - 1] * h[0];
+        let mut next = Vec::new();
+        for i in 0..h.len() / 2 {
+            next.push(h[2 * i] * h[2 * i + 1]);
+        }
+        h = next;
+    }
+    s + h[0]
+}
+
+#[test]
+fn in_loops() {
+    let x = vec![0.3, -0.7, 0.9];
+    let ls = vec![
+        vec![vec![0.1, -0.2, 0.3], vec![0.3, 0.4, 0.1]],
+        vec![
+            vec![0.5, -0.3],
+            vec![0.1, 0.1],
+            vec![0.2, 0.6],
+            vec![0.4, -0.4],
+        ],
+        vec![vec![0.7, -0.4, 0.2, 0.1]],
+    ];
+    let g = gradients_function!(loop_reads_after, params = ["x"]);
+    let gx = g(&x, &ls);
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|v: &[f64]| loop_reads_after(v, &ls), &x),
+        1e-6,
+    );
+    let g = gradients_function!(loop_reads, params = ["x"]);
+    let gx = g(&x, &ls);
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|v: &[f64]| loop_reads(v, &ls), &x),
+        1e-6,
+    );
+    let x8: Vec<f64> = (0..8).map(|i| 0.9 + 0.05 * i as f64).collect();
+    let g = gradients_function!(shrinking_by_halves);
+    let gx = g(&x8);
+    assert_gradient_close(&gx, &finite_difference(shrinking_by_halves, &x8), 1e-6);
+    let (value, pullback) = vjp!(loop_reads_after)(&x, &ls);
+    assert_eq!(value, loop_reads_after(&x, &ls));
+    let (gx, _) = pullback(2.0);
+    let fd = finite_difference(|v: &[f64]| loop_reads_after(v, &ls), &x);
+    assert_gradient_close(&gx, &fd.iter().map(|d| 2.0 * d).collect::<Vec<_>>(), 1e-6);
+}
+
+#[differentiable]
+fn arrays_read_then_reassigned(x: &Array1<f64>, w: &Array2<f64>) -> f64 {
+    let mut h = x.clone();
+    let a = h[2] * h[0];
+    h = w.dot(&h).mapv(f64::tanh);
+    a + h[0]
+}
+
+#[test]
+fn arrays() {
+    let x = array![0.3, -0.7, 0.9];
+    let w = array![[0.1, -0.2, 0.3]];
+    let (gx, _) = gradients_function!(arrays_read_then_reassigned)(&x, &w);
+    let fd = finite_difference(
+        |v: &[f64]| arrays_read_then_reassigned(&Array1::from(v.to_vec()), &w),
+        x.as_slice().unwrap(),
+    );
+    assert_gradient_close(gx.as_slice().unwrap(), &fd, 1e-6);
 }

@@ -463,6 +463,12 @@ pub enum Stmt {
         len: Operand,
         value: Operand,
     },
+    /// The extent of the cell's value (a `Vec`'s length, `Option<usize>`), recorded before
+    /// a `WriteCell` that may change it (`h = dense(&w, &h)` through layers of different
+    /// widths). Nothing in the forward sweep; in the reverse, after the write's reverse has
+    /// left the adjoint the zero of the value written, the adjoint becomes the zero of
+    /// this extent, the one the reads before the write see.
+    Extent { cell: CellId, extent: Operand },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),
     /// `if cond { then } else { els }` on an inactive `bool`.

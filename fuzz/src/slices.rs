@@ -148,6 +148,7 @@ const FEATURES: &[&str] = &[
     "local buffer: reversed in place",
     "iterator chain: filter, step_by",
     "sorted copy (sort_by)",
+    "a local `Vec` read by index, then assigned another length",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -643,6 +644,21 @@ impl SliceGen<'_> {
                         );
                         out.push(self.line(format!("let {md} = {m}[{}] * {k};", l / 2)));
                         self.features.insert("sorted copy (sort_by)");
+                        if (self.counter / 4).is_multiple_of(2) {
+                            // read by index, then assigned a value one shorter
+                            let m2 = self.fresh("md");
+                            out.push(self.line(format!(
+                                "{m} = {s}[..{}].iter().map(|v| v * {k}).collect();",
+                                l - 1
+                            )));
+                            out.push(
+                                self.line(format!("let {m2} = {m}[{}] * {md} + {m}[0];", l - 2)),
+                            );
+                            self.features.insert(
+                                "a local `Vec` read by index, then assigned another length",
+                            );
+                            self.terms.push(m2);
+                        }
                         self.terms.push(md);
                     }
                 }

@@ -404,6 +404,7 @@ impl Emitter<'_> {
                 let (c, i, v) = (cell.ident(), index.tokens(), value.tokens());
                 out.extend(quote!(#c[#i] = #v;));
             }
+            Stmt::Extent { .. } => {}
             Stmt::Grow { cell, value, .. } => {
                 // (a struct's a copy of the element the write after writes, as it may have no
                 // `Default`; anything else's, a default that costs nothing)

@@ -252,6 +252,10 @@ fn visit_stmt(stmt: &Stmt, vars: bool, f: &mut dyn FnMut(Place)) {
             visit_operand(index, vars, f);
             visit_operand(value, vars, f);
         }
+        Stmt::Extent { cell, extent } => {
+            f(Place::Cell(*cell));
+            visit_operand(extent, vars, f);
+        }
         Stmt::Grow { cell, len, value } => {
             f(Place::Cell(*cell));
             visit_operand(len, vars, f);

@@ -79,7 +79,7 @@ pub(crate) fn preinitialized(body: &Body) -> HashSet<VarId> {
                 Stmt::WriteCell { value, .. } | Stmt::WriteIndex { value, .. } => {
                     value.var().into_iter().for_each(|v| use_var(v, out))
                 }
-                Stmt::Effect(_) | Stmt::Grow { .. } => {}
+                Stmt::Effect(_) | Stmt::Grow { .. } | Stmt::Extent { .. } => {}
                 Stmt::If { then, els, .. } => {
                     walk(body, then, out);
                     walk(body, els, out);
@@ -171,6 +171,7 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
                         self.operand(value);
                         self.write(*cell);
                     }
+                    Stmt::Extent { extent, .. } => self.operand(extent),
                     Stmt::Effect(ts) => self.mentions(ts),
                     Stmt::If { cond, then, els } => {
                         self.operand(cond);
@@ -1203,6 +1204,7 @@ pub(crate) fn counters(body: &Body) -> (HashMap<String, TokenStream>, HashMap<Va
                     other(&index.tokens(), uses);
                     other(&value.tokens(), uses);
                 }
+                Stmt::Extent { extent, .. } => other(&extent.tokens(), uses),
                 Stmt::Grow { cell, len, value } => {
                     uses.entry(*cell).or_default().other_write = true;
                     other(&len.tokens(), uses);
@@ -1449,6 +1451,7 @@ pub(crate) fn handed_on(body: &Body) -> HashMap<VarId, CellId> {
                     op(len, n);
                     op(value, n);
                 }
+                Stmt::Extent { extent, .. } => op(extent, n),
                 Stmt::If { cond, then, els } => {
                     op(cond, n);
                     uses(then, n);

@@ -780,6 +780,17 @@ impl Emitter<'_> {
             // element rules of a grown `Vec` tolerate an adjoint of another length); the
             // adjoint shrinks back to the length before the push, so that the value the
             // `Vec` started from (`let mut v = x.to_vec();`) gets an adjoint of its length.
+            // (the write after it has just left the adjoint zero)
+            Stmt::Extent { cell, extent } => {
+                if self.body.cells[cell.0].active {
+                    let (dc, extent) = (cell.adjoint(), self.operand(extent));
+                    out.extend(quote! {{
+                        #[allow(unused_imports)]
+                        use #rt::ops::{RefitAny as _, RefitVec as _};
+                        (&mut #rt::ops::Refit(&mut #dc, #extent)).refit();
+                    }});
+                }
+            }
             Stmt::Grow { cell, len, .. } => {
                 if self.body.cells[cell.0].active {
                     let (dc, len) = (cell.adjoint(), self.operand(len));

@@ -433,6 +433,7 @@ impl Tangents<'_> {
                 };
                 out.extend(quote!(#tc[#i] = #t;));
             }
+            Stmt::Extent { .. } => {}
             Stmt::Grow { cell, value, .. } => {
                 self.primal.fwd_stmt(out, stmt);
                 if self.body.cells[cell.0].active {

@@ -116,6 +116,11 @@ impl Uses {
                 self.cell_reads.insert(*cell);
             }
             Stmt::Effect(ts) => self.mention(ts),
+            Stmt::Extent { cell, extent } => {
+                self.operand(extent);
+                self.cell_writes.insert(*cell);
+                self.cell_reads.insert(*cell);
+            }
             Stmt::Grow { cell, len, value } => {
                 self.operand(len);
                 self.operand(value);

@@ -374,6 +374,7 @@ impl Lowering<'_> {
                     let v = self.prim(Prim::Binary { rule, op }, vec![old, value], e.span());
                     value = self.operand(v, e.span());
                 }
+                self.record_extent(cell, &value, e.span());
                 self.write_cell(cell, value);
             }
             syn::Expr::Index(ix) => {

@@ -363,7 +363,10 @@ fn lower_pass(
             }
         }
     }
-    let found = std::mem::take(&mut l.found_active_cells);
+    let mut found = std::mem::take(&mut l.found_active_cells);
+    let mut indexed = HashSet::new();
+    indexed_cells(&l.block, &mut indexed);
+    found.extend(indexed.iter().map(|c| indexed_key(l.cell_keys[c.0])));
     invariant::hoist_snapshots(&mut l.block, &mut l.vars);
     let ir = Body {
         vars: l.vars,
@@ -406,16 +409,51 @@ fn differentiable_nested_fn(item: syn::Item) -> syn::Item {
     syn::Item::Fn(f)
 }
 
-/// The fixpoint's sets hold `key << 1` for an active cell and `key << 1 | 1` for a cell
-/// that may hold an array. A cell's key is the address of the syntax node that makes it
+/// The fixpoint's sets hold `key << 2` for an active cell, `key << 2 | 1` for a cell that
+/// may hold an array and `key << 2 | 2` for one read by index ([`indexed_key`]). A cell's key is the address of the syntax node that makes it
 /// (the same node in every pass, whatever the numbering), or a unique number for flag
 /// cells that never hold a differentiable value.
 fn active_key(key: usize) -> usize {
-    key << 1
+    key << 2
 }
 
 fn maybe_array_key(key: usize) -> usize {
-    (key << 1) | 1
+    (key << 2) | 1
+}
+
+/// The fixpoint's key of a cell read or written by index or by range somewhere (a `Vec`
+/// whose extent [`Stmt::Extent`] records where it is assigned).
+fn indexed_key(key: usize) -> usize {
+    (key << 2) | 2
+}
+
+/// The cells `block` reads or writes by index or by range.
+fn indexed_cells(block: &Block, out: &mut HashSet<CellId>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                rhs:
+                    Rhs::ReadIndex {
+                        place: Place::Cell(c),
+                        ..
+                    }
+                    | Rhs::SubSlice {
+                        place: Place::Cell(c),
+                        ..
+                    },
+                ..
+            }
+            | Stmt::WriteIndex { cell: c, .. } => {
+                out.insert(*c);
+            }
+            Stmt::If { then, els, .. } => {
+                indexed_cells(then, out);
+                indexed_cells(els, out);
+            }
+            Stmt::Loop { body, .. } => indexed_cells(body, out),
+            _ => {}
+        }
+    }
 }
 
 /// A slice, `Vec` or fixed-size array type, behind references.
@@ -808,6 +846,33 @@ impl Lowering<'_> {
         self.block.stmts.push(Stmt::WriteCell { cell, value });
     }
 
+    /// Before `cell = value` of a cell read by index (a `Vec` local reassigned through
+    /// layers of different widths): the extent of the cell's value then, which the reverse
+    /// sweep gives the adjoint back (see [`Stmt::Extent`]). Not for a `&mut` parameter's
+    /// cell (its length is the caller's) nor where no gradient flows.
+    fn record_extent(&mut self, cell: CellId, value: &Operand, span: Span) {
+        let info = &self.cells[cell.0];
+        let indexed = self
+            .assumed_active_cells
+            .contains(&indexed_key(self.cell_keys[cell.0]));
+        let active = info.active || self.operand_active(value);
+        if !indexed || !active || info.bound_to.is_some() {
+            return;
+        }
+        let rt = crate::emit::rt();
+        let c = cell.ident();
+        let extent = self.inactive(
+            quote!({
+                #[allow(unused_imports)]
+                use #rt::ops::{ExtentAny as _, ExtentVec as _};
+                (&#rt::ops::Extent(&#c)).extent()
+            }),
+            span,
+        );
+        let extent = self.operand(extent, span);
+        self.block.stmts.push(Stmt::Extent { cell, extent });
+    }
+
     fn write_flag(&mut self, cell: CellId, value: syn::Expr) {
         self.snapshots.remove(&cell);
         self.block.stmts.push(Stmt::WriteCell {
@@ -953,7 +1018,8 @@ fn cells_written(block: &Block, out: &mut HashSet<CellId>) {
         match stmt {
             Stmt::WriteCell { cell, .. }
             | Stmt::WriteIndex { cell, .. }
-            | Stmt::Grow { cell, .. } => {
+            | Stmt::Grow { cell, .. }
+            | Stmt::Extent { cell, .. } => {
                 out.insert(*cell);
             }
             Stmt::Let {

@@ -434,6 +434,91 @@ impl<A, V: ?Sized> FitAny for &&mut Fit<'_, A, V> {
     fn fit(self) {}
 }
 
+/// The extent of a local's value before an assignment that may change it: a `Vec`'s
+/// length (`Some(n)`), else `None`. Generated code calls `(&Extent(&value)).extent()` with
+/// [`ExtentVec`] and [`ExtentAny`] in scope, and hands the result to [`Refit`] in the
+/// reverse sweep.
+///
+/// ```
+/// use autodiff_runtime::ops::{Extent, ExtentAny as _, ExtentVec as _};
+/// assert_eq!((&Extent(&vec![1.0_f64, 2.0])).extent(), Some(2));
+/// assert_eq!((&Extent(&1.0_f64)).extent(), None);
+/// ```
+pub struct Extent<'a, V: ?Sized>(pub &'a V);
+
+/// [`Extent`] of a `Vec`: its length.
+pub trait ExtentVec {
+    /// `Some(len)`.
+    fn extent(self) -> Option<usize>;
+}
+
+impl<E> ExtentVec for &Extent<'_, Vec<E>> {
+    #[inline(always)]
+    fn extent(self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+/// [`Extent`] of anything else: `None` (its shape is the same whatever is assigned, or its
+/// adjoint's rules fit it themselves).
+pub trait ExtentAny {
+    /// `None`.
+    fn extent(self) -> Option<usize>;
+}
+
+impl<V: ?Sized> ExtentAny for &&Extent<'_, V> {
+    #[inline(always)]
+    fn extent(self) -> Option<usize> {
+        None
+    }
+}
+
+/// The reverse of `h = value` where `h`'s value may have had another length before: the
+/// write's reverse has just left `h`'s adjoint the zero of `value`; it becomes the zero of
+/// the [`Extent`] `h` had, the one the reads of `h` before the write see. Generated code
+/// calls `(&mut Refit(&mut adjoint, extent)).refit()` with [`RefitVec`] and [`RefitAny`]
+/// in scope.
+///
+/// ```
+/// use autodiff_runtime::ops::{Refit, RefitAny as _, RefitVec as _};
+/// let mut adjoint = vec![0.0_f64; 2];
+/// (&mut Refit(&mut adjoint, Some(3))).refit();
+/// assert_eq!(adjoint, vec![0.0; 3]);
+/// let mut scalar = 0.0_f64;
+/// (&mut Refit(&mut scalar, None)).refit();
+/// ```
+pub struct Refit<'a, A>(pub &'a mut A, pub Option<usize>);
+
+/// [`Refit`] of the adjoint of a `Vec` of floats.
+pub trait RefitVec {
+    /// Gives the (zero) adjoint the extent.
+    fn refit(self);
+}
+
+impl<E: crate::Real> RefitVec for &mut Refit<'_, Vec<E>> {
+    #[inline(always)]
+    fn refit(self) {
+        if let Some(n) = self.1 {
+            if self.0.len() != n {
+                debug_assert!(self.0.iter().all(|d| *d == E::zero()));
+                self.0.clear();
+                self.0.resize(n, E::zero());
+            }
+        }
+    }
+}
+
+/// [`Refit`] of anything else: nothing to do.
+pub trait RefitAny {
+    /// Leaves the adjoint as it is.
+    fn refit(self);
+}
+
+impl<A> RefitAny for &&mut Refit<'_, A> {
+    #[inline(always)]
+    fn refit(self) {}
+}
+
 /// The reverse of an assignment of a constant `v = c`: `v`'s cotangent becomes zero.
 ///
 /// ```
