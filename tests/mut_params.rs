@@ -1,6 +1,7 @@
 //! `&mut` parameters, as C and C++ users write helpers: the callee reads and writes the
 //! caller's buffer, and its shadow carries the adjoint of the buffer's final value in and
-//! of its initial value out. Gradients against finite differences and by hand.
+//! of its initial value out; floats written through (`x: &mut f64`) the same way. Gradients
+//! against finite differences and by hand.
 // Written the way C and C++ users write these helpers (index loops, explicit copies, every
 // range form), which is what these tests measure.
 #![allow(
@@ -417,4 +418,317 @@ fn a_mut_vec_and_array_handed_on_as_they_are() {
     let (gv, gw) = gradients_function!(vec_and_array)(&mut v, &mut w);
     assert_gradient_close(&gv, &finite_difference(|x| f(x, &w0), &v0), 1e-8);
     assert_gradient_close(&gw, &finite_difference(|x| f(&v0, x), &w0), 1e-8);
+}
+
+// ---------------------------------------------------------------------------------------
+// Floats written through (`x: &mut f64`): in-out parameters like the buffers above, the
+// body's `*x` reading its one element; lent as `&mut x`, `&mut b[i]` or handed on as they
+// are, to functions and to a model's own methods.
+// ---------------------------------------------------------------------------------------
+
+/// One Euler step of position, written through.
+#[differentiable]
+fn euler_step(x: &mut f64, v: f64, dt: f64) {
+    *x += v * dt;
+}
+
+#[differentiable]
+fn sim(x0: f64, v: f64) -> f64 {
+    let mut x = x0;
+    for _ in 0..3 {
+        euler_step(&mut x, v, 0.1);
+    }
+    x * x
+}
+
+/// Two outputs through `&mut`, C style.
+#[differentiable]
+fn polar_to_cartesian(r: f64, theta: f64, x: &mut f64, y: &mut f64) {
+    *x = r * theta.cos();
+    *y = r * theta.sin();
+}
+
+#[differentiable]
+fn radius_after(r: f64, theta: f64) -> f64 {
+    let mut x = 0.0;
+    let mut y = 0.0;
+    polar_to_cartesian(r, theta, &mut x, &mut y);
+    x * y + x.exp()
+}
+
+/// statrs' `prec::convergence`: writes the new value, returns whether it moved little.
+#[differentiable]
+fn convergence(x: &mut f64, x_new: f64) -> bool {
+    let res = (*x - x_new).abs() < 1e-12 * x_new.abs().max(1.0);
+    *x = x_new;
+    res
+}
+
+/// Babylonian square root iterated to convergence.
+#[differentiable]
+fn babylonian(a: f64) -> f64 {
+    let mut x = a;
+    for _ in 0..100 {
+        let next = 0.5 * (x + a / x);
+        if convergence(&mut x, next) {
+            break;
+        }
+    }
+    x
+}
+
+/// A symplectic step of position and velocity, both written through, one reading the other.
+#[differentiable]
+fn leapfrog(x: &mut f64, v: &mut f64, k: f64, dt: f64) -> f64 {
+    *v -= k * *x * dt;
+    *x += *v * dt;
+    0.5 * *v * *v + 0.5 * k * *x * *x
+}
+
+#[differentiable]
+fn energy_after(x0: f64, v0: f64, k: f64) -> f64 {
+    let (mut x, mut v) = (x0, v0);
+    let mut e = 0.0;
+    for _ in 0..5 {
+        e += leapfrog(&mut x, &mut v, k, 0.1);
+    }
+    e + x * v
+}
+
+/// Elements of a local buffer written through by the scalar helper.
+#[differentiable]
+fn elements(xs: &[f64], v: f64) -> f64 {
+    let mut b = xs.to_vec();
+    for i in 0..b.len() {
+        euler_step(&mut b[i], v * i as f64, 0.5);
+    }
+    b.iter().map(|t| t * t).sum()
+}
+
+#[test]
+fn scalar_out_parameters() {
+    let g = gradients_function!(sim)(1.0, 2.0);
+    let fd = finite_difference(|p: &[f64]| sim(p[0], p[1]), &[1.0, 2.0]);
+    assert_gradient_close(&[g.0, g.1], &fd, 1e-6);
+    // by hand: x = x0 + 0.3 v, f = x²
+    let x = 1.0 + 0.3 * 2.0;
+    assert!((g.0 - 2.0 * x).abs() < 1e-12 && (g.1 - 0.6 * x).abs() < 1e-12);
+
+    let g = gradients_function!(radius_after)(1.5, 0.4);
+    let fd = finite_difference(|p: &[f64]| radius_after(p[0], p[1]), &[1.5, 0.4]);
+    assert_gradient_close(&[g.0, g.1], &fd, 1e-6);
+
+    let g = gradients_function!(babylonian)(2.0);
+    assert!((g - 0.5 / 2f64.sqrt()).abs() < 1e-10, "{g}");
+
+    let p = [0.7, -0.3, 2.0];
+    let g = gradients_function!(energy_after)(p[0], p[1], p[2]);
+    let fd = finite_difference(|q: &[f64]| energy_after(q[0], q[1], q[2]), &p);
+    assert_gradient_close(&[g.0, g.1, g.2], &fd, 1e-6);
+
+    let xs = [0.5, -1.0, 2.0];
+    let (gx, gv) = gradients_function!(elements)(&xs, 0.3);
+    let fd = finite_difference(|q: &[f64]| elements(q, 0.3), &xs);
+    assert_gradient_close(&gx, &fd, 1e-6);
+    let fd = finite_difference(|q: &[f64]| elements(&xs, q[0]), &[0.3]);
+    assert!((gv - fd[0]).abs() < 1e-6);
+}
+
+#[test]
+fn vjp_and_jvp() {
+    let p = [0.7, -0.3, 2.0];
+    let (value, pullback) = vjp!(energy_after)(p[0], p[1], p[2]);
+    assert_eq!(value, energy_after(p[0], p[1], p[2]));
+    let g = pullback(1.0);
+    let g2 = gradients_function!(energy_after)(p[0], p[1], p[2]);
+    assert_eq!(g, g2);
+    let (v, dv) = jvp!(energy_after)(p[0], p[1], p[2], 1.0, 0.0, 0.0);
+    assert_eq!(v, value);
+    assert!((dv - g.0).abs() < 1e-12, "{dv} {}", g.0);
+}
+
+#[test]
+fn the_helper_itself() {
+    // the gradient with respect to the initial values of `x` and `v`
+    let energy = |q: &[f64]| {
+        let (mut x, mut v) = (q[0], q[1]);
+        leapfrog(&mut x, &mut v, q[2], 0.1)
+    };
+    let p = [0.7, -0.3, 2.0];
+    let (mut x, mut v) = (p[0], p[1]);
+    let (gx, gv, gk, _) = gradients_function!(leapfrog)(&mut x, &mut v, p[2], 0.1);
+    // the primal ran once
+    let (mut x2, mut v2) = (p[0], p[1]);
+    leapfrog(&mut x2, &mut v2, p[2], 0.1);
+    assert_eq!((x, v), (x2, v2));
+    assert_gradient_close(&[gx, gv, gk], &finite_difference(energy, &p), 1e-6);
+    let (mut x, mut v) = (p[0], p[1]);
+    let (e, pullback) = vjp!(leapfrog)(&mut x, &mut v, p[2], 0.1);
+    assert_eq!(e, energy(&p));
+    let (hx, hv, hk, _) = pullback(1.0);
+    assert_eq!((hx, hv, hk), (gx, gv, gk));
+    // forward mode along x's initial value
+    let (mut x, mut v) = (p[0], p[1]);
+    let (mut tx, mut tv) = (1.0, 0.0);
+    let (e2, de) = jvp!(leapfrog)(&mut x, &mut v, p[2], 0.1, &mut tx, &mut tv, 0.0, 0.0);
+    assert_eq!(e2, e);
+    assert!((de - gx).abs() < 1e-12, "{de} {gx}");
+}
+
+/// A `&mut f64` parameter handed on to a helper that writes it.
+#[differentiable]
+fn two_euler_steps(x: &mut f64, v: f64) {
+    euler_step(x, v, 0.1);
+    euler_step(x, v * v, 0.2);
+}
+
+#[differentiable]
+fn after_two(x0: f64, v: f64) -> f64 {
+    let mut x = x0;
+    two_euler_steps(&mut x, v);
+    x.sin()
+}
+
+/// Generic over the float type.
+#[differentiable]
+fn scale_in_place<T: Float>(x: &mut T, k: T) {
+    *x = *x * k + k;
+}
+
+#[differentiable]
+fn scaled_twice<T: Float>(x0: T, k: T) -> T {
+    let mut x = x0;
+    scale_in_place(&mut x, k);
+    scale_in_place(&mut x, k);
+    x
+}
+
+#[test]
+fn handed_on_and_generic() {
+    let g = gradients_function!(after_two)(0.4, 1.3);
+    let fd = finite_difference(|p: &[f64]| after_two(p[0], p[1]), &[0.4, 1.3]);
+    assert_gradient_close(&[g.0, g.1], &fd, 1e-6);
+    // x = (x0 k + k) k + k: ∂x0 = k², ∂k = 2 x0 k + 2k + 1
+    let (g0, gk) = gradients_function!(scaled_twice::<f64>)(0.5, 3.0);
+    assert_eq!((g0, gk), (9.0, 2.0 * 0.5 * 3.0 + 2.0 * 3.0 + 1.0));
+}
+
+/// Methods called through the reference, and a method of a model writing through `&mut`.
+#[differentiable]
+fn damp(x: &mut f64, k: f64) {
+    let m = x.abs();
+    *x = x.signum() * (m * k).ln_1p();
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Spring {
+    k: f64,
+    c: f64,
+}
+
+#[differentiable]
+impl Spring {
+    #[differentiable(self)]
+    fn advance(&self, x: &mut f64, v: &mut f64, dt: f64) {
+        let a = -self.k * *x - self.c * *v;
+        *v += a * dt;
+        *x += *v * dt;
+    }
+
+    #[differentiable(self)]
+    fn settle(&self, x0: f64) -> f64 {
+        let (mut x, mut v) = (x0, 0.0);
+        for _ in 0..10 {
+            self.advance(&mut x, &mut v, 0.05);
+        }
+        x * x + v
+    }
+}
+
+#[differentiable]
+fn damped(x0: f64, k: f64) -> f64 {
+    let mut x = x0;
+    damp(&mut x, k);
+    damp(&mut x, k);
+    x
+}
+
+#[test]
+fn methods_and_models() {
+    let p = [-0.8, 1.7];
+    let g = gradients_function!(damped)(p[0], p[1]);
+    assert_gradient_close(
+        &[g.0, g.1],
+        &finite_difference(|q: &[f64]| damped(q[0], q[1]), &p),
+        1e-6,
+    );
+    let s = Spring { k: 3.0, c: 0.4 };
+    let (gs, gx) = gradients_function!(Spring::settle)(&s, 0.6);
+    let h = 1e-6;
+    let fk = (Spring {
+        k: 3.0 + h,
+        ..s.clone()
+    }
+    .settle(0.6)
+        - Spring {
+            k: 3.0 - h,
+            ..s.clone()
+        }
+        .settle(0.6))
+        / (2.0 * h);
+    let fc = (Spring {
+        c: 0.4 + h,
+        ..s.clone()
+    }
+    .settle(0.6)
+        - Spring {
+            c: 0.4 - h,
+            ..s.clone()
+        }
+        .settle(0.6))
+        / (2.0 * h);
+    let fx = (s.settle(0.6 + h) - s.settle(0.6 - h)) / (2.0 * h);
+    assert!(
+        (gs.k - fk).abs() < 1e-6 && (gs.c - fc).abs() < 1e-6 && (gx - fx).abs() < 1e-6,
+        "{gs:?} {gx} {fk} {fc} {fx}"
+    );
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Decay {
+    rates: Vec<f64>,
+}
+
+#[differentiable]
+impl Decay {
+    #[differentiable(self)]
+    fn apply(&self, state: &mut [f64], dt: f64) {
+        for i in 0..state.len() {
+            state[i] -= self.rates[i] * state[i] * dt;
+        }
+    }
+
+    #[differentiable(self)]
+    fn remaining(&self, init: &[f64]) -> f64 {
+        let mut state = init.to_vec();
+        for _ in 0..4 {
+            self.apply(&mut state, 0.1);
+        }
+        state.iter().sum()
+    }
+}
+
+#[test]
+fn a_models_method_writing_a_buffer() {
+    let d = Decay {
+        rates: vec![0.5, 2.0],
+    };
+    let init = [1.0, 3.0];
+    let (gd, gi) = gradients_function!(Decay::remaining)(&d, &init);
+    // state_i = init_i (1 - 0.1 r_i)^4
+    for i in 0..2 {
+        let f = 1.0 - 0.1 * d.rates[i];
+        assert!((gi[i] - f.powi(4)).abs() < 1e-14);
+        assert!((gd.rates[i] - init[i] * 4.0 * f.powi(3) * -0.1).abs() < 1e-14);
+    }
 }

@@ -788,6 +788,8 @@ pub fn companions(
         .iter()
         .zip(&tangents)
         .map(|(p, t)| match &p.shadow {
+            // (`x: &mut f64`: its gradient is a float)
+            Some(elem) if p.scalar_out() => quote!(#elem),
             Some(elem) => quote!([#elem]),
             None => t.clone(),
         })
@@ -832,7 +834,13 @@ pub fn companions(
         .filter(|(_, p)| p.differentiable)
         .map(|(i, p)| {
             let (t, b, g, label) = (&starts[i], &buffers[i], &gnames[i], &p.label);
-            if p.in_out {
+            if p.scalar_out() {
+                quote! {
+                    if let ::core::option::Option::Some(b) = #b {
+                        #rt::Accumulate::accumulate(b, #t);
+                    }
+                }
+            } else if p.in_out {
                 quote! {
                     if let ::core::option::Option::Some(b) = #b {
                         let mut b: #rt::shadow::SliceShadow<'_, _> =

@@ -173,9 +173,11 @@ pub const IMPL_TRAIT_PARAMETER: &str =
     "`impl Trait` parameters are not supported in differentiable functions; name a type \
      parameter instead (`fn f<I: Iterator<Item = f64>>(x: f64, items: I)`)";
 pub const WRITE_TARGET: &str =
-    "only local variables declared with `let mut` (and their elements) can be assigned in \
-     differentiable code; writing through a `&mut` parameter, a static or a field would \
-     hide the write from the reverse sweep — return the new value instead";
+    "only local variables declared with `let mut` (and their elements) and `&mut` parameters \
+     of floats, float slices and `Vec`s (`*x = …` of an `x: &mut f64`, `y[i] = …` of a `y: \
+     &mut [f64]`) can be assigned in differentiable code; writing through another `&mut`, a \
+     static or a field would hide the write from the reverse sweep — return the new value \
+     instead";
 
 /// How to make a call differentiable.
 pub const HELP_CALL: &str = "mark it `#[differentiable]`, give it a custom rule with \

@@ -281,6 +281,9 @@ pub fn companions(
             if sig.params[i].in_out {
                 // a `&mut` parameter: a zero buffer of its shape, lent `&mut`
                 let pname = &sig.params[i].name;
+                // (a float written through, `x: &mut f64`, has no shape to check)
+                let check = (!sig.params[i].scalar_out())
+                    .then(|| quote!(#rt::forward::check_shape(&*#v, &*#tv, #name, #pname);));
                 out.extend(quote! {
                     let mut #z = #o.#index.is_none()
                         .then(|| #rt::Differentiable::zero_tangent(&*#v));
@@ -288,7 +291,7 @@ pub fn companions(
                         ::core::option::Option::Some(t) => t,
                         ::core::option::Option::None => #z.as_mut().expect("a zero tangent"),
                     };
-                    #rt::forward::check_shape(&*#v, &*#tv, #name, #pname);
+                    #check
                 });
                 continue;
             }

@@ -134,6 +134,9 @@ pub struct CellInfo {
     /// The parameter a `&mut` parameter's cell is bound to: the cell is the exclusive
     /// reference itself, written through, and its adjoint is the caller's shadow.
     pub bound_to: Option<VarId>,
+    /// Whether that parameter is a float written through (`x: &mut f64`): the cell is the
+    /// one-element array `core::array::from_mut(x)` (the body's `*x` reads `x[0]`).
+    pub bound_scalar: bool,
     /// A constant the cell is declared with instead of `Default::default()` (a local
     /// array `[0.0; N]` of a const-generic length, which has no `Default`; an `Option`'s
     /// `None`).
@@ -200,7 +203,7 @@ impl Operand {
                 let id = cell.ident();
                 match range {
                     Some(r) => {
-                        let r = r.tokens();
+                        let r = r.index_tokens();
                         quote!((&mut #id[#r]))
                     }
                     None if *reborrow => quote!((&mut *#id)),
@@ -381,6 +384,9 @@ pub struct SliceRange {
     pub start: Option<Operand>,
     pub end: Option<Operand>,
     pub inclusive: bool,
+    /// One element lent `&mut buf[i]` (to an `x: &mut f64` parameter), as the range
+    /// `i..=i`: the callee is handed the element, and its shadow is the range's.
+    pub element: bool,
 }
 
 impl SliceRange {
@@ -392,6 +398,13 @@ impl SliceRange {
             quote!(#start..=#end)
         } else {
             quote!(#start..#end)
+        }
+    }
+    /// What indexes the buffer where it is lent: the range, or the element's index.
+    pub fn index_tokens(&self) -> TokenStream {
+        match (&self.start, self.element) {
+            (Some(i), true) => i.tokens(),
+            _ => self.tokens(),
         }
     }
     /// `(start, Some(end))`, `(start, None)` open at the end, as `views::disjoint` takes

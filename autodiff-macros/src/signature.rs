@@ -34,6 +34,15 @@ pub struct Param {
     pub mutable: bool,
 }
 
+impl Param {
+    /// A float written through (`x: &mut f64`): an in-out parameter the body sees as a
+    /// one-element array (`*x` is `x[0]`), bound with `core::array::from_mut`.
+    pub fn scalar_out(&self) -> bool {
+        self.in_out
+            && matches!(&self.ty, syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Slice(_) | syn::Type::Array(_)) && vec_element(&r.elem).is_none())
+    }
+}
+
 /// The name a parameter written as a pattern gets (see [`bind_parameter_patterns`]).
 fn pattern_parameter_name(position: usize) -> syn::Ident {
     quote::format_ident!("__autodiff_arg{}", position)
@@ -341,6 +350,9 @@ fn shadow_element(ty: &syn::Type, floats: &[syn::Ident]) -> Option<syn::Type> {
             syn::Type::Slice(s) => Some(&*s.elem),
             // a fixed-size array written through (`&mut [f64; 3]`): its shadow is a slice
             syn::Type::Array(a) if r.mutability.is_some() => Some(&*a.elem),
+            // a float written through (`x: &mut f64`): the body sees a one-element array
+            // (`*x` is `x[0]`, see `scalar_out_parameters`), its shadow a one-element slice
+            elem if r.mutability.is_some() && is_float(elem) => Some(elem),
             other => vec_element(other),
         },
         other => vec_element(other),

@@ -198,6 +198,15 @@ impl<'a, E: Real, const N: usize> FromAdjoint<'a, [E; N]> for SliceShadow<'a, E>
     }
 }
 
+/// The adjoint of a float written through (`step(&mut x, …)` of an `x: &mut f64`
+/// parameter): a one-element shadow.
+impl<'a, E: Real> FromAdjoint<'a, E> for SliceShadow<'a, E> {
+    #[inline(always)]
+    fn from_adjoint(adjoint: &'a mut E) -> Self {
+        SliceShadow::new(core::slice::from_mut(adjoint))
+    }
+}
+
 impl<'a, 'b, E: Real> FromAdjoint<'a, SliceShadow<'b, E>> for SliceShadow<'a, E> {
     #[inline(always)]
     fn from_adjoint(adjoint: &'a mut SliceShadow<'b, E>) -> Self {

@@ -682,3 +682,28 @@ macro_rules! integer_tangents {
     )*};
 }
 integer_tangents!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+/// A `bool` is a constant, like an integer; as the result of a function that writes its
+/// differentiable results through `&mut` parameters (`fn converged(x: &mut f64, next: f64)
+/// -> bool`), it carries nothing back.
+impl Differentiable for bool {
+    type Tangent = bool;
+    #[inline(always)]
+    fn zero_tangent(&self) -> bool {
+        false
+    }
+}
+
+impl Accumulate for bool {
+    #[inline(always)]
+    fn accumulate(&mut self, _: bool) {}
+}
+
+impl Reset for bool {
+    #[inline(always)]
+    fn reset(&mut self) {}
+    #[inline(always)]
+    fn take_reset(&mut self) -> bool {
+        false
+    }
+}

@@ -1,8 +1,8 @@
 use autodiff::prelude::*;
 
 #[differentiable]
-fn f(x: f64, out: &mut f64) -> f64 {
-    *out = x * 2.0;
+fn f(x: f64, out: &mut (f64, f64)) -> f64 {
+    out.0 = x * 2.0;
     x
 }
 

@@ -498,7 +498,11 @@ impl Emitter<'_> {
             if let Some(p) = cell.bound_to {
                 // a `&mut` parameter: the cell is the reference
                 let p = p.ident();
-                let tokens = quote!(let mut #c = #p;);
+                let tokens = if cell.bound_scalar {
+                    quote!(let mut #c = ::core::array::from_mut(#p);)
+                } else {
+                    quote!(let mut #c = #p;)
+                };
                 out.push((c.to_string(), super::Declaration { tokens, head: None }));
                 continue;
             }

@@ -97,7 +97,11 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         if let Some(p) = cell.bound_to {
             // a `&mut` parameter: the cell is the reference, its tangent the tangent's
             let tp = tangent_var(p);
-            let tokens = quote!(let mut #tc = #tp;);
+            let tokens = if cell.bound_scalar {
+                quote!(let mut #tc = ::core::array::from_mut(#tp);)
+            } else {
+                quote!(let mut #tc = #tp;)
+            };
             cells.push((tc.to_string(), super::Declaration { tokens, head: None }));
             continue;
         }
@@ -538,7 +542,7 @@ impl Tangents<'_> {
                     let (c, z) = (cell.ident(), format_ident!("__tzero{}_{}", dst.0, k));
                     let of = match range {
                         Some(r) => {
-                            let r = r.tokens();
+                            let r = r.index_tokens();
                             quote!(&#c[#r])
                         }
                         None => quote!(&*#c),
@@ -558,7 +562,7 @@ impl Tangents<'_> {
                 let tc = tangent_cell(*cell);
                 tangents.push(match range {
                     Some(r) => {
-                        let r = r.tokens();
+                        let r = r.index_tokens();
                         quote!((&mut #tc[#r]))
                     }
                     None if *reborrow => quote!((&mut *#tc)),

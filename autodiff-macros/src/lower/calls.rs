@@ -20,7 +20,12 @@ impl Lowering<'_> {
             let recv = self.expr(&m.receiver);
             let mut args = vec![self.operand(recv, m.receiver.span())];
             for a in &m.args {
-                args.push(self.operand_of(a));
+                // (a buffer or a float lent `&mut`, as to a function)
+                let arg = match self.lent_buffer(a) {
+                    Some(lent) => lent,
+                    None => self.operand_of(a),
+                };
+                args.push(arg);
             }
             if let Some(v) = self.method_form_call(e, m, args) {
                 // (an operator's method, `a.sub(b)`, gives a struct like its receiver)
@@ -101,6 +106,12 @@ impl Lowering<'_> {
         let mut args = vec![self.operand(recv, m.receiver.span())];
         let sibling = on_self && rules::method_rule(&name).is_none();
         for a in &m.args {
+            if sibling {
+                if let Some(lent) = self.lent_buffer(a) {
+                    args.push(lent);
+                    continue;
+                }
+            }
             // (`self.helper(&w)` of a constant local: see `constant_local_ref`)
             match self.constant_local_ref(a).filter(|_| sibling) {
                 Some(local) => args.push(local),
@@ -121,7 +132,7 @@ impl Lowering<'_> {
             }
             let func: syn::ExprPath =
                 syn::parse_quote_spanned!(method.span()=> Self::#method #turbofish);
-            let active = args.iter().any(|a| self.operand_active(a));
+            let active = self.lend(&args);
             let v = self.new_var(active);
             let maybe_array = self.method_result_maybe_array(&args);
             self.push(v, None, Rhs::Call { func, args }, e.span());
@@ -210,6 +221,7 @@ impl Lowering<'_> {
                 start,
                 end,
                 inclusive: false,
+                element: false,
             };
             let v = self.new_var(self.place_active(place));
             self.push(v, None, Rhs::SubSlice { place, range }, e.span());
@@ -359,11 +371,15 @@ impl Lowering<'_> {
             self.inactive(check, m.method.span());
         }
         for (a, arg) in m.args.iter().zip(args.iter_mut().skip(1)) {
+            if matches!(arg, Operand::MutRef { .. }) {
+                continue;
+            }
             *arg = match self.constant_local_ref(a) {
                 Some(local) => local,
                 None => self.by_reference(a, arg.clone()),
             };
         }
+        self.lend(&args);
         let v = self.new_var(true);
         let maybe_array = self.method_result_maybe_array(&args);
         self.push(v, None, Rhs::Call { func, args }, e.span());
@@ -704,24 +720,13 @@ impl Lowering<'_> {
             return self.method_prim(e, &last, Some(func.clone()), args);
         }
         self.split_disjoint_ranges(&mut args);
-        // a buffer the callee writes: its snapshots are stale after the call, and it is
-        // differentiable once a differentiable value may reach it
-        let lent: Vec<CellId> = args.iter().filter_map(Operand::lent_cell).collect();
-        let active = args.iter().any(|a| self.operand_active(a))
-            || lent.iter().any(|c| self.cells[c.0].active);
+        let active = self.lend(&args);
         if active {
             // one error per call: the views come from one split
             if let Some((a, (buffer, how))) = views.into_iter().next() {
                 let name = quote::ToTokens::to_token_stream(a).to_string();
                 self.errors
                     .push_spanned(a, diag::mut_view_passed(&name, &buffer, &how));
-            }
-        }
-        for c in &lent {
-            self.snapshots.remove(c);
-            if active {
-                self.found_active_cells
-                    .insert(active_key(self.cell_keys[c.0]));
             }
         }
         let v = self.new_var(active);
@@ -749,6 +754,23 @@ impl Lowering<'_> {
         Value::Var(v)
     }
 
+    /// Whether a call of `args` is differentiable, and the buffers it is lent `&mut`
+    /// (`f(&mut buf)`, `self.step(&mut x)`): their snapshots are stale after the call, and
+    /// they are differentiable once a differentiable value may reach them.
+    fn lend(&mut self, args: &[Operand]) -> bool {
+        let lent: Vec<CellId> = args.iter().filter_map(Operand::lent_cell).collect();
+        let active = args.iter().any(|a| self.operand_active(a))
+            || lent.iter().any(|c| self.cells[c.0].active);
+        for c in &lent {
+            self.snapshots.remove(c);
+            if active {
+                self.found_active_cells
+                    .insert(active_key(self.cell_keys[c.0]));
+            }
+        }
+        active
+    }
+
     /// `&mut buf` (a `let mut` buffer) or a `&mut` parameter passed on: the buffer lent to a
     /// callee that writes it.
     ///
@@ -767,16 +789,30 @@ impl Lowering<'_> {
             _ => return None,
         };
         if let syn::Expr::Index(ix) = place {
-            let syn::Expr::Range(r) = &*ix.index else {
-                return None;
-            };
             if !explicit {
                 return None;
             }
             let Some(Place::Cell(cell)) = self.place(&ix.expr) else {
                 return None;
             };
-            let range = self.slice_range(r);
+            let range = match &*ix.index {
+                syn::Expr::Range(r) => self.slice_range(r),
+                // one element of a buffer of floats (`step(&mut b[i], …)` of an `x: &mut
+                // f64` parameter); a row of a buffer of rows is not lent this way
+                _ if self.vec_cells.contains(&cell) => return None,
+                i => {
+                    if self.value_references_active(i) {
+                        self.errors.push_spanned(i, diag::ACTIVE_INDEX);
+                    }
+                    let i = self.operand_of(i);
+                    crate::ir::SliceRange {
+                        start: Some(i.clone()),
+                        end: Some(i),
+                        inclusive: true,
+                        element: true,
+                    }
+                }
+            };
             let reborrow = self.cells[cell.0].bound_to.is_some();
             let keep = view.then(|| {
                 let k = self.new_var(false);
@@ -800,6 +836,22 @@ impl Lowering<'_> {
         let reborrow = self.cells[cell.0].bound_to.is_some();
         if !explicit && !reborrow {
             return None;
+        }
+        if self.cells[cell.0].bound_scalar {
+            // an `x: &mut f64` parameter handed on (`step(x, …)`): its one element
+            let zero = Operand::Inline(syn::parse_quote!(0usize));
+            return Some(Operand::MutRef {
+                cell,
+                reborrow,
+                range: Some(Box::new(crate::ir::SliceRange {
+                    start: Some(zero.clone()),
+                    end: Some(zero),
+                    inclusive: true,
+                    element: true,
+                })),
+                keep: None,
+                alias: None,
+            });
         }
         // handed on as it is: what a reading callee is handed again (emitted only where the
         // reverse sweep hands it, its type inferred from the callee's pullback)

@@ -462,6 +462,7 @@ impl Lowering<'_> {
             start,
             end,
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
+            element: false,
         }
     }
 

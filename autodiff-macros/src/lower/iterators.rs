@@ -605,6 +605,7 @@ impl Lowering<'_> {
                 start: Some(start),
                 end: Some(end),
                 inclusive: false,
+                element: false,
             };
             let v = l.new_var(l.place_active(place));
             l.push(v, None, Rhs::SubSlice { place, range }, span);

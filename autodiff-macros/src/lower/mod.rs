@@ -160,6 +160,7 @@ pub fn lower(
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
+    let body = &scalar_out_parameters(sig, body);
     let body = &views::rewrite(&iterators::effects_as_loops(&expr::vec_literals(
         &expr::sequence_ends(&ndarray::flat_iterations(
             &qualify_float_constants(body, generics),
@@ -188,6 +189,45 @@ pub fn lower(
         }
         union.extend(found);
     }
+}
+
+/// The body as the lowering sees it for `x: &mut f64` parameters: `*x` is `x[0]` (the
+/// parameter's cell is the one-element array `core::array::from_mut(x)`).
+fn scalar_out_parameters(sig: &Signature, body: &syn::Block) -> syn::Block {
+    struct Deref(Vec<String>);
+    impl syn::visit_mut::VisitMut for Deref {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            let named = |e: &syn::Expr| {
+                matches!(e, syn::Expr::Path(p)
+                    if p.path.get_ident().is_some_and(|i| self.0.contains(&i.to_string())))
+            };
+            match e {
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && named(&u.expr) => {
+                    let x = &u.expr;
+                    *e = syn::parse_quote_spanned!(u.span()=> #x[0]);
+                    return;
+                }
+                // (a method called through the reference, `x.abs()`)
+                syn::Expr::MethodCall(m) if named(&m.receiver) => {
+                    let x = &m.receiver;
+                    *m.receiver = syn::parse_quote_spanned!(x.span()=> #x[0]);
+                }
+                _ => {}
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+    }
+    let names: Vec<String> = sig
+        .params
+        .iter()
+        .filter(|p| p.scalar_out())
+        .map(|p| p.name.clone())
+        .collect();
+    let mut out = body.clone();
+    if !names.is_empty() {
+        syn::visit_mut::VisitMut::visit_block_mut(&mut Deref(names), &mut out);
+    }
+    out
 }
 
 /// `T::one()`, `T::epsilon()`, `T::PI()` of the float type parameter written with their
@@ -329,6 +369,7 @@ fn lower_pass(
             let c = l.new_cell(None, l.next_flag_key);
             l.cells[c.0].active = true;
             l.cells[c.0].bound_to = Some(v);
+            l.cells[c.0].bound_scalar = p.scalar_out();
             l.bind(&p.name, Binding::Cell(c));
             continue;
         }
@@ -642,6 +683,7 @@ impl Lowering<'_> {
             maybe_array,
             ty,
             bound_to: None,
+            bound_scalar: false,
             init: None,
             init_fits_tangent: false,
         });
