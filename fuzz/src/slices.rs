@@ -44,6 +44,9 @@ enum Kind {
     /// `fn h(v: &[f64], s: f64) -> PnHkPair<f64>`: a derived `Differentiable` struct made by
     /// a struct literal (its definition written after the helper).
     StructOut,
+    /// `fn h(x: &mut f64, v: &[f64], s: f64) -> bool` (or no result): a float written
+    /// through, read first.
+    ScalarOut,
 }
 
 #[derive(Clone, Debug)]
@@ -149,6 +152,8 @@ const FEATURES: &[&str] = &[
     "iterator chain: filter, step_by",
     "sorted copy (sort_by)",
     "a local `Vec` read by index, then assigned another length",
+    "&mut f64 helper: a local",
+    "&mut f64 helper: an element of a local buffer",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -323,6 +328,20 @@ impl SliceGen<'_> {
                 let sig = if returns { " -> f64" } else { "" };
                 (
                     format!("fn {name}(y: &mut [f64], s: f64){sig} {{\n{body}{ret}}}"),
+                    1,
+                )
+            }
+            Kind::ScalarOut => {
+                returns = self.rng.chance(0.5);
+                let (sig, ret) = if returns {
+                    (" -> bool", "    old.abs() < x.abs()\n")
+                } else {
+                    ("", "")
+                };
+                (
+                    format!(
+                        "fn {name}(x: &mut f64, v: &[f64], s: f64){sig} {{\n    let old = *x;\n    *x = (*x * s).{f}() * {c1} + v[0] * old;\n    *x += v[v.len() - 1] * {c2};\n{ret}}}"
+                    ),
                     1,
                 )
             }
@@ -692,6 +711,37 @@ impl SliceGen<'_> {
                 self.terms.push(t.clone());
                 self.scalars.push(t);
             }
+            // a float written through by a helper, a local or an element of a buffer
+            // (decided by the names drawn so far: the random stream stays as it was)
+            2 | 3 if self.counter % 3 == 2 => {
+                let h = self.helper(Kind::ScalarOut);
+                let (x, s) = (self.slice_arg(h.min_len, ""), self.scalar());
+                let t = self.fresh("t");
+                let call = |target: &str| {
+                    if h.returns {
+                        format!("let _ = {}({target}, {x}, {s});", h.name)
+                    } else {
+                        format!("{}({target}, {x}, {s});", h.name)
+                    }
+                };
+                if self.counter % 2 == 0 {
+                    // a copy of a parameter, one element written through
+                    let (p, len) = self.slices[0].clone();
+                    let (b, i) = (self.fresh("e"), self.counter % len);
+                    out.push(self.line(format!("let mut {b} = {p}.to_vec();")));
+                    out.push(self.line(call(&format!("&mut {b}[{i}]"))));
+                    out.push(self.line(format!("let {t} = {b}[{i}] * {s} + {b}[0];")));
+                    self.features
+                        .insert("&mut f64 helper: an element of a local buffer");
+                } else {
+                    let k = self.coef();
+                    out.push(self.line(format!("let mut {t} = {s} * {k};")));
+                    out.push(self.line(call(&format!("&mut {t}"))));
+                    self.features.insert("&mut f64 helper: a local");
+                }
+                self.terms.push(t.clone());
+                self.scalars.push(t);
+            }
             // a call of a reading helper
             2 | 3 => {
                 let h = self.helper(Kind::Read);
@@ -1036,7 +1086,7 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
             Kind::TwoMut => g
                 .features
                 .insert("&mut views: both halves of a split to one helper"),
-            Kind::Read | Kind::Try | Kind::Recursive | Kind::StructOut => false,
+            Kind::Read | Kind::Try | Kind::Recursive | Kind::StructOut | Kind::ScalarOut => false,
         };
         if matches!(h.kind, Kind::InPlace | Kind::Accumulate | Kind::PassOn) && !h.returns {
             g.features.insert("&mut helper: no return type");
