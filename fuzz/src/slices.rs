@@ -724,7 +724,7 @@ impl SliceGen<'_> {
                         format!("{}({target}, {x}, {s});", h.name)
                     }
                 };
-                if self.counter % 2 == 0 {
+                if self.counter.is_multiple_of(2) {
                     // a copy of a parameter, one element written through
                     let (p, len) = self.slices[0].clone();
                     let (b, i) = (self.fresh("e"), self.counter % len);
