@@ -2,7 +2,8 @@
 //! `x.iter().zip(x.iter().skip(1))`, sub-slices `x[1..n - 1].iter()`, `.rev()`, `.skip(k)`,
 //! `.take(k)`, `.step_by(k)`, `.enumerate()`, `.filter(…)`, zips of zips, several `.map(…)`s
 //! before `.sum()`/`.product()`/`.fold(…)`, closures with typed parameters, and
-//! `[T; N]::map`. Each gradient is checked against
+//! `[T; N]::map`, `a.chain(b)`, checked ends (`x.last().copied().unwrap_or(d)`,
+//! `x.split_first()`). Each gradient is checked against
 //! central differences and, where short, a closed form.
 
 use autodiff::check::{assert_gradient_close, finite_difference};
@@ -504,4 +505,227 @@ fn a_zero_step_panics_as_step_by_does() {
         x.iter().step_by(n).sum()
     }
     gradients_function!(stride, params = ["x"])(&[1.0, 2.0], 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// `a.chain(b)` (in `for` loops and before `map`/`filter`/`rev`/`sum`/`fold`), the ends of a
+// sequence taken checked (`x.last().copied().unwrap_or(d)`, `if let Some((head, rest)) =
+// x.split_first()`), extremes (`max_by`, `fold(f64::NEG_INFINITY, f64::max)`, `min_by` of
+// `total_cmp`), `windows`/`chunks` mapped, Horner's rule over `.rev()`, `product()`.
+// ---------------------------------------------------------------------------------------
+
+#[differentiable]
+fn p_chain(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().chain(y.iter()).map(|v| v * v).sum()
+}
+
+#[differentiable]
+fn p_windows(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+}
+
+#[differentiable]
+fn p_chunks(x: &[f64]) -> f64 {
+    x.chunks(2).map(|c| c[0] * c[c.len() - 1]).sum()
+}
+
+#[differentiable]
+fn p_max_by(x: &[f64]) -> f64 {
+    *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap()
+}
+
+#[differentiable]
+fn p_fold_max(x: &[f64]) -> f64 {
+    x.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[differentiable]
+fn p_zip_fold_max(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+}
+
+#[differentiable]
+fn p_horner(c: &[f64], t: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &k| acc * t + k)
+}
+
+#[differentiable]
+fn p_product(x: &[f64]) -> f64 {
+    x.iter().product::<f64>()
+}
+
+#[differentiable]
+fn p_min_by(x: &[f64]) -> f64 {
+    x.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap()
+}
+
+#[differentiable]
+fn p_split_first(x: &[f64]) -> f64 {
+    if let Some((first, rest)) = x.split_first() {
+        first * rest.iter().sum::<f64>()
+    } else {
+        0.0
+    }
+}
+
+#[differentiable]
+fn p_last(x: &[f64]) -> f64 {
+    x.last().copied().unwrap_or(0.0) * x.first().copied().unwrap_or(1.0)
+}
+
+#[differentiable]
+fn p_collect_sum(x: &[f64]) -> f64 {
+    let sq = x.iter().map(|v| v * v).collect::<Vec<_>>();
+    sq.iter().sum::<f64>().sqrt()
+}
+
+#[differentiable]
+fn p_iter_sum_of_squares(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    var.sqrt()
+}
+
+#[differentiable]
+fn p_dot_rev(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    (0..n).map(|i| x[i] * y[n - 1 - i]).sum()
+}
+
+#[differentiable]
+fn p_softmax(x: &[f64]) -> f64 {
+    let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e[0] / s
+}
+
+#[differentiable]
+fn p_abs_sum(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.abs()).sum::<f64>() + x.iter().map(|&v| v.max(0.0)).sum::<f64>()
+}
+
+fn close_to(a: &[f64], b: &[f64], what: &str) {
+    for (i, (u, v)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (u - v).abs() < 1e-6 * (1.0 + v.abs()),
+            "{what}[{i}]: {u} vs {v}"
+        );
+    }
+    assert_eq!(a.len(), b.len(), "{what}");
+}
+
+#[test]
+fn chains_ends_and_extremes() {
+    let x = [0.3, -1.2, 0.8, 2.1, -0.4];
+    let y = [1.5, 0.2, -0.7];
+    macro_rules! one {
+        ($f:ident) => {{
+            let g = gradients_function!($f)(&x);
+            close_to(&g, &fd(|v: &[f64]| $f(v), &x), stringify!($f));
+        }};
+    }
+    macro_rules! two {
+        ($f:ident, $y:expr) => {{
+            let (gx, gy) = gradients_function!($f)(&x, &$y);
+            close_to(&gx, &fd(|v: &[f64]| $f(v, &$y), &x), stringify!($f));
+            close_to(&gy, &fd(|v: &[f64]| $f(&x, v), &$y), stringify!($f));
+        }};
+    }
+    two!(p_chain, y);
+    one!(p_windows);
+    one!(p_chunks);
+    one!(p_max_by);
+    one!(p_fold_max);
+    two!(p_zip_fold_max, [1.5, 0.2, -0.7, 0.1, 0.3]);
+    let (gc, gt) = gradients_function!(p_horner)(&x, 0.7);
+    close_to(&gc, &fd(|v: &[f64]| p_horner(v, 0.7), &x), "horner");
+    close_to(
+        &[gt],
+        &fd(|v: &[f64]| p_horner(&x, v[0]), &[0.7]),
+        "horner t",
+    );
+    one!(p_product);
+    one!(p_min_by);
+    one!(p_split_first);
+    one!(p_last);
+    one!(p_collect_sum);
+    one!(p_iter_sum_of_squares);
+    two!(p_dot_rev, [1.5, 0.2, -0.7, 0.1, 0.3]);
+    one!(p_softmax);
+    one!(p_abs_sum);
+}
+
+#[differentiable]
+fn c_for(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().chain(y.iter()) {
+        s = s * 0.5 + v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn c_rev_horner(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().chain(y).rev().fold(0.0, |acc, &k| acc * 0.7 + k)
+}
+
+#[differentiable]
+fn c_filter(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .chain(y.iter())
+        .filter(|v| **v > 0.0)
+        .map(|v| v.sin())
+        .sum::<f64>()
+}
+
+#[differentiable]
+fn c_local(x: &[f64], y: &[f64]) -> f64 {
+    let w: Vec<f64> = y.iter().map(|v| v * 2.0).collect();
+    x.iter().chain(&w).map(|v| v.exp()).sum::<f64>().ln()
+}
+
+#[differentiable]
+fn c_continue(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in x.iter().chain(y.iter()) {
+        if v < 0.0 {
+            continue;
+        }
+        for k in 0..3 {
+            if k == 2 {
+                break;
+            }
+            s += v * k as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn chained_sequences() {
+    let x = [0.3, -1.2, 0.8, 2.1, -0.4];
+    let y = [1.5, 0.2, -0.7];
+    macro_rules! two {
+        ($f:ident) => {{
+            let (gx, gy) = gradients_function!($f)(&x, &y);
+            close_to(&gx, &fd(|v: &[f64]| $f(v, &y), &x), stringify!($f));
+            close_to(&gy, &fd(|v: &[f64]| $f(&x, v), &y), stringify!($f));
+            let (_, dv) = jvp!($f)(&x, &y, &[1.0; 5], &[0.0; 3]);
+            assert!(
+                (dv - gx.iter().sum::<f64>()).abs() < 1e-10,
+                "{}",
+                stringify!($f)
+            );
+        }};
+    }
+    two!(c_for);
+    two!(c_rev_horner);
+    two!(c_filter);
+    two!(c_local);
+    two!(c_continue);
 }

@@ -70,6 +70,10 @@ pub const ITERATE_NAMED_OR_FIELD: &str =
      field";
 pub const ITERATE_NAMED: &str =
     "iterate over a slice, `Vec` or array named by a parameter or local variable";
+pub const CHAIN_BREAK: &str =
+    "a `for` loop over `a.chain(b)` that breaks out of itself is not supported: it runs as \
+     two loops, one over each part; write the two loops out, or collect the parts into one \
+     `Vec` first";
 pub const WHILE_LET: &str =
     "`while let` is not supported in differentiable code; use `loop` with `match` and \
      `break`";

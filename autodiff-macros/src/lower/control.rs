@@ -354,6 +354,11 @@ impl Lowering<'_> {
                 None => self.mut_views.remove(&name),
             };
         }
+        if super::iterators::chained(&f.expr).is_some()
+            && super::iterators::breaks_out(&f.body, label.as_deref())
+        {
+            return self.unsupported(&f.expr, diag::CHAIN_BREAK);
+        }
         self.iter_loop(label, &f.expr, &f.pat, body_active, |l| {
             l.block_contents(&f.body.stmts, false);
         })

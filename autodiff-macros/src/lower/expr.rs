@@ -705,8 +705,9 @@ fn vec_literal_items(c: &syn::ExprCall) -> Option<&syn::ExprArray> {
 /// `x.split_first().unwrap()` / `x.split_last().unwrap()` the pair of the end and the rest
 /// (`(&x[0], &x[1..])`) — forms the lowering knows, whose adjoints are the same element and
 /// sub-slice of `x`'s. An empty sequence panics in the derivative as `unwrap` does in the
-/// function, at the same line. Ends taken in other ways (`if let Some(v) = x.last()`) are
-/// left as written.
+/// function, at the same line. Taken checked — `x.last().copied().unwrap_or(d)`, `if let
+/// Some((head, rest)) = x.split_first() { … } else { … }`, and the same of `x.get(i)` — they
+/// become the branch on `!x.is_empty()` (`i < x.len()`) they stand for.
 pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
     struct Rewrite;
     impl syn::visit_mut::VisitMut for Rewrite {
@@ -761,19 +762,56 @@ fn uncopied(e: &syn::Expr) -> (&syn::Expr, bool) {
     }
 }
 
-/// `seq.get(i)` of a named sequence and a plain index: the two.
-fn checked_get(e: &syn::Expr) -> Option<(&syn::Expr, &syn::Expr)> {
-    let syn::Expr::MethodCall(get) = e else {
-        return None;
-    };
-    let named = matches!(&*get.receiver, syn::Expr::Path(_) | syn::Expr::Field(_));
-    (get.method == "get" && get.args.len() == 1 && get.turbofish.is_none() && named)
-        .then(|| (&*get.receiver, &get.args[0]))
-        .filter(|(_, i)| plain_index(i) && !matches!(i, syn::Expr::Range(_)))
+/// An element of a named sequence taken checked, as an `Option`: `seq.get(i)` of a plain
+/// index, `seq.first()`, `seq.last()`, `seq.split_first()`, `seq.split_last()`.
+struct Checked {
+    /// Whether it is there: `(i) < seq.len()`, `!seq.is_empty()`.
+    present: TokenStream,
+    /// The element as the `Option` holds it (`&seq[i]`; the pair `(&seq[0], &seq[1..])`).
+    by_ref: TokenStream,
+    /// The element by value (`seq[i]`, after `.copied()`), if it is one element.
+    by_value: Option<TokenStream>,
 }
 
-/// `if let Some(v) = x.get(i) { … } else { … }` (also `Some(&v)`, and over `.copied()`):
-/// `if i < x.len() { let v = &x[i]; … } else { … }`.
+fn checked_element(e: &syn::Expr) -> Option<Checked> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let seq = &*m.receiver;
+    // (named, so reading it twice reads the same sequence)
+    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) || m.turbofish.is_some() {
+        return None;
+    }
+    let span = m.method.span();
+    let nonempty = quote_spanned!(span=> !#seq.is_empty());
+    let last = quote_spanned!(span=> (#seq.len() - 1));
+    let one = |present: TokenStream, i: TokenStream| Checked {
+        present,
+        by_ref: quote_spanned!(span=> &#seq[#i]),
+        by_value: Some(quote_spanned!(span=> #seq[#i])),
+    };
+    let pair = |by_ref: TokenStream| Checked {
+        present: nonempty.clone(),
+        by_ref,
+        by_value: None,
+    };
+    match (m.method.to_string().as_str(), m.args.len()) {
+        ("get", 1) => {
+            let i = &m.args[0];
+            (plain_index(i) && !matches!(i, syn::Expr::Range(_)))
+                .then(|| one(quote_spanned!(span=> (#i) < #seq.len()), quote!((#i))))
+        }
+        ("first", 0) => Some(one(nonempty.clone(), quote!(0))),
+        ("last", 0) => Some(one(nonempty.clone(), last)),
+        ("split_first", 0) => Some(pair(quote_spanned!(span=> (&#seq[0], &#seq[1..])))),
+        ("split_last", 0) => Some(pair(quote_spanned!(span=> (&#seq[#last], &#seq[..#last])))),
+        _ => None,
+    }
+}
+
+/// `if let Some(v) = x.get(i) { … } else { … }` (also `Some(&v)`, over `.copied()`, and
+/// of `first()`, `last()`, `split_first()`, `split_last()`): `if i < x.len() { let v =
+/// &x[i]; … } else { … }`.
 fn checked_get_branch(e: &syn::Expr) -> Option<syn::Expr> {
     let syn::Expr::If(branch) = e else {
         return None;
@@ -788,20 +826,22 @@ fn checked_get_branch(e: &syn::Expr) -> Option<syn::Expr> {
         return None;
     }
     let (source, by_value) = uncopied(&binding.expr);
-    let (seq, i) = checked_get(source)?;
+    let c = checked_element(source)?;
     if !irrefutable(&some.elems[0]) {
         return None;
     }
     let span = binding.expr.span();
-    let (pat, element) = match (&some.elems[0], by_value) {
-        (syn::Pat::Reference(r), false) => (&*r.pat, quote_spanned!(span=> #seq[#i])),
-        (p, false) => (p, quote_spanned!(span=> &#seq[#i])),
-        (p, true) => (p, quote_spanned!(span=> #seq[#i])),
+    let (pat, element) = match (&some.elems[0], by_value, &c.by_value) {
+        (syn::Pat::Reference(r), false, Some(v)) => (&*r.pat, v.clone()),
+        (p, false, _) => (p, c.by_ref.clone()),
+        (p, true, Some(v)) => (p, v.clone()),
+        (_, true, None) => return None,
     };
     let then = &branch.then_branch.stmts;
     let else_branch = branch.else_branch.as_ref().map(|(_, e)| quote!(else #e));
+    let present = &c.present;
     Some(syn::parse_quote_spanned! {span=>
-        if (#i) < #seq.len() {
+        if #present {
             let #pat = #element;
             #(#then)*
         } #else_branch
@@ -833,19 +873,19 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     if let Some(e) = reduced(unwrap) {
         return Some(e);
     }
-    // `x.get(i).copied().unwrap_or(d)`, `x.get(i).unwrap_or(&d)`
+    // `x.get(i).copied().unwrap_or(d)`, `x.get(i).unwrap_or(&d)`, `x.last().copied()
+    // .unwrap_or(d)`
     if unwrap.method == "unwrap_or" && unwrap.args.len() == 1 {
         let (source, by_value) = uncopied(&unwrap.receiver);
-        let (seq, i) = checked_get(source)?;
+        let c = checked_element(source)?;
+        let (present, v) = (&c.present, c.by_value.as_ref()?);
         let span = unwrap.method.span();
         let default = &unwrap.args[0];
         return Some(match (by_value, default) {
-            (true, d) => {
-                syn::parse_quote_spanned!(span=> if (#i) < #seq.len() { #seq[#i] } else { #d })
-            }
+            (true, d) => syn::parse_quote_spanned!(span=> if #present { #v } else { #d }),
             (false, syn::Expr::Reference(r)) if r.mutability.is_none() => {
                 let d = &r.expr;
-                syn::parse_quote_spanned!(span=> &(if (#i) < #seq.len() { #seq[#i] } else { #d }))
+                syn::parse_quote_spanned!(span=> &(if #present { #v } else { #d }))
             }
             _ => return None,
         });

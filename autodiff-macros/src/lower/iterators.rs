@@ -271,8 +271,24 @@ impl Lowering<'_> {
         iter_expr: &syn::Expr,
         pat: &syn::Pat,
         body_active: bool,
-        body: impl FnOnce(&mut Self),
+        mut body: impl FnMut(&mut Self),
     ) -> Value {
+        self.iter_loop_dyn(label, iter_expr, pat, body_active, &mut body)
+    }
+
+    fn iter_loop_dyn(
+        &mut self,
+        label: Option<String>,
+        iter_expr: &syn::Expr,
+        pat: &syn::Pat,
+        body_active: bool,
+        body: &mut dyn FnMut(&mut Self),
+    ) -> Value {
+        // `a.chain(b)`: a loop over each part, with the same body
+        if let Some((first, second)) = chained(iter_expr) {
+            self.iter_loop_dyn(label.clone(), &first, pat, body_active, body);
+            return self.iter_loop_dyn(label, &second, pat, body_active, body);
+        }
         // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
         // `.zip(…)`) whose items may meet differentiable values in the body: read its
         // elements by index as values, so arithmetic with them differentiates
@@ -940,6 +956,92 @@ impl Lowering<'_> {
         });
         Some(Value::Var(self.read_cell(out, span)))
     }
+}
+
+/// The two parts of `a.chain(b)`, as iterators each, with the element-wise adapters after
+/// it applied to both (`a.chain(b).map(f)`: `a.map(f)` and `b.map(f)`; `.rev()` reverses the
+/// order of the parts too).
+pub(super) fn chained(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Expr::MethodCall(m) = e else {
+        return match e {
+            syn::Expr::Paren(p) => chained(&p.expr),
+            _ => None,
+        };
+    };
+    let method = m.method.to_string();
+    if method == "chain" && m.args.len() == 1 && is_iterator_chain(&m.receiver) {
+        let b = &m.args[0];
+        // (`x.iter().chain(y)` of a slice `y`, or `&v`: its items by reference)
+        let b: syn::Expr = match b {
+            syn::Expr::Path(_) | syn::Expr::Field(_) => {
+                syn::parse_quote_spanned!(b.span()=> #b.iter())
+            }
+            syn::Expr::Reference(r) if r.mutability.is_none() => {
+                let x = &r.expr;
+                syn::parse_quote_spanned!(b.span()=> #x.iter())
+            }
+            other => other.clone(),
+        };
+        return Some(((*m.receiver).clone(), b));
+    }
+    let elementwise = matches!(method.as_str(), "map" | "filter" | "copied" | "cloned");
+    if !(elementwise || method == "rev") {
+        return None;
+    }
+    let (a, b) = chained(&m.receiver)?;
+    let with = |r: syn::Expr| {
+        let mut m = m.clone();
+        m.receiver = Box::new(r);
+        syn::Expr::MethodCall(m)
+    };
+    Some(if method == "rev" {
+        (with(b), with(a))
+    } else {
+        (with(a), with(b))
+    })
+}
+
+/// Whether `body` breaks out of the loop labelled `label` (an unlabelled `break` outside
+/// nested loops and closures, or `break 'label`).
+pub(super) fn breaks_out(body: &syn::Block, label: Option<&str>) -> bool {
+    struct Find<'a> {
+        label: Option<&'a str>,
+        depth: usize,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            let ours = match &b.label {
+                Some(l) => self.label == Some(l.ident.to_string().as_str()),
+                None => self.depth == 0,
+            };
+            self.found |= ours;
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            self.depth += 1;
+            syn::visit::visit_expr_for_loop(self, f);
+            self.depth -= 1;
+        }
+        fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
+            self.depth += 1;
+            syn::visit::visit_expr_while(self, w);
+            self.depth -= 1;
+        }
+        fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+            self.depth += 1;
+            syn::visit::visit_expr_loop(self, l);
+            self.depth -= 1;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut f = Find {
+        label,
+        depth: 0,
+        found: false,
+    };
+    syn::visit::Visit::visit_block(&mut f, body);
+    f.found
 }
 
 /// The value a closure's body ends in (through blocks).
