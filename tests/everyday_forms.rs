@@ -1332,3 +1332,315 @@ fn reductions_by_reduce_unwrapped() {
     let empty = std::panic::catch_unwind(|| gradients_function!(reductions_by_reduce)(&[]));
     assert!(empty.is_err());
 }
+
+// ---------------------------------------------------------------------------------------
+// Simulation and learning code: a `Vec` copied from a slice of derived structs whose
+// elements are replaced (`ps[i] = P { x: ps[i].x + ps[i].v * dt, v: ps[i].v }`), RK4 with a
+// local closure, a matrix-vector product collected from nested chains, ndarray products
+// and views, buckets of a local array, the float methods, logistic regression, generic
+// folds, a local struct's method, nested `enumerate`s, an early return from a loop.
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Differentiable)]
+struct P {
+    x: f64,
+    v: f64,
+}
+
+#[differentiable]
+fn q_particles(ps: &[P], dt: f64) -> f64 {
+    let mut ps = ps.to_vec();
+    for i in 0..ps.len() {
+        ps[i] = P {
+            x: ps[i].x + ps[i].v * dt,
+            v: ps[i].v,
+        };
+    }
+    ps.iter().map(|p| p.x * p.x).sum()
+}
+
+#[differentiable]
+fn q_rk4(y0: f64, k: f64) -> f64 {
+    let f = |y: f64| -k * y * y;
+    let h = 0.1;
+    let mut y = y0;
+    for _ in 0..10 {
+        let k1 = f(y);
+        let k2 = f(y + 0.5 * h * k1);
+        let k3 = f(y + 0.5 * h * k2);
+        let k4 = f(y + h * k3);
+        y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+    }
+    y
+}
+
+#[differentiable]
+fn q_matvec(m: &[Vec<f64>], x: &[f64]) -> f64 {
+    let y: Vec<f64> = m
+        .iter()
+        .map(|row| row.iter().zip(x).map(|(a, b)| a * b).sum::<f64>())
+        .collect();
+    y.iter().map(|v| v.tanh()).sum()
+}
+
+#[differentiable]
+fn q_nd(a: &Array1<f64>, b: &Array1<f64>) -> f64 {
+    (a * b).sum()
+        + a.dot(b)
+        + a.mapv(|v| v.powi(2)).sum()
+        + a.iter().zip(b.iter()).map(|(u, w)| u * w).sum::<f64>()
+}
+
+#[differentiable]
+fn q_buckets(x: &[f64]) -> f64 {
+    let mut acc = [0.0; 3];
+    for i in 0..x.len() {
+        acc[i % 3] += x[i];
+    }
+    acc.iter().map(|a| a * a).sum()
+}
+
+#[differentiable]
+fn q_math(a: f64, b: f64) -> f64 {
+    a.hypot(b)
+        + a.atan2(b)
+        + a.clamp(-0.5, 0.5)
+        + a.mul_add(b, 1.0)
+        + b.recip()
+        + a.cbrt()
+        + b.exp_m1()
+        + a.asinh()
+        + b.log10()
+        + a.to_radians()
+}
+
+#[differentiable]
+fn q_logreg(xs: &[Vec<f64>], ys: &[f64], w: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+        let p = 1.0 / (1.0 + (-z).exp());
+        loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+    }
+    loss / ys.len() as f64
+}
+
+#[differentiable]
+fn q_generic<T: Float>(x: &[T]) -> T {
+    let half = T::from(0.5).unwrap();
+    x.iter()
+        .fold(T::one(), |acc, &v| acc * (T::one() + v * half))
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+#[differentiable]
+impl Pt {
+    #[differentiable(self)]
+    fn norm(&self) -> f64 {
+        (self.x * self.x + self.y * self.y).sqrt()
+    }
+}
+
+#[differentiable]
+fn q_local_struct(a: f64, b: f64) -> f64 {
+    let p = Pt { x: a, y: b };
+    p.norm() * a
+}
+
+#[differentiable]
+fn q_nested_enum(m: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for (i, row) in m.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            s += v * (i + j) as f64;
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn q_early(x: &[f64]) -> f64 {
+    for v in x {
+        if *v > 1.0 {
+            return v * v;
+        }
+    }
+    x[0]
+}
+
+#[differentiable]
+fn q_range_map(x: &[f64]) -> f64 {
+    let n = x.len();
+    let total: f64 = (0..n).map(|i| x[i].powi(2)).sum();
+    total.sqrt()
+}
+
+#[differentiable]
+fn q_mse(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter())
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum::<f64>()
+        / x.len() as f64
+}
+
+#[differentiable]
+fn q_matrix(a: &autodiff::ndarray::Array2<f64>, x: &Array1<f64>) -> f64 {
+    let y = a.dot(x);
+    let z = a.t().dot(&y);
+    z.iter().map(|v| v.abs()).sum::<f64>() + a.column(0).sum() + a.row(1).dot(x)
+}
+
+fn fd2(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    autodiff::check::finite_difference(f, x)
+}
+
+fn close_to2(a: &[f64], b: &[f64], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (i, (u, v)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (u - v).abs() < 1e-6 * (1.0 + v.abs()),
+            "{what}[{i}]: {u} vs {v}"
+        );
+    }
+}
+
+#[test]
+fn simulation_and_learning_code() {
+    let ps = vec![P { x: 0.5, v: -1.0 }, P { x: -0.3, v: 2.0 }];
+    let (gp, gdt) = gradients_function!(q_particles)(&ps, 0.1);
+    let flat = |q: &[f64]| vec![P { x: q[0], v: q[1] }, P { x: q[2], v: q[3] }];
+    let g: Vec<f64> = gp.iter().flat_map(|p| [p.x, p.v]).collect();
+    close_to2(
+        &g,
+        &fd2(|q| q_particles(&flat(q), 0.1), &[0.5, -1.0, -0.3, 2.0]),
+        "particles",
+    );
+    close_to2(
+        &[gdt],
+        &fd2(|q| q_particles(&ps, q[0]), &[0.1]),
+        "particles dt",
+    );
+
+    let g = gradients_function!(q_rk4)(0.8, 1.3);
+    close_to2(&[g.0, g.1], &fd2(|q| q_rk4(q[0], q[1]), &[0.8, 1.3]), "rk4");
+
+    let m = vec![vec![0.1, 0.2, -0.3], vec![0.5, -0.1, 0.4]];
+    let x = [0.7, -1.1, 0.4];
+    let (gm, gx) = gradients_function!(q_matvec)(&m, &x);
+    close_to2(&gx, &fd2(|q| q_matvec(&m, q), &x), "matvec x");
+    let gmf: Vec<f64> = gm.concat();
+    close_to2(
+        &gmf,
+        &fd2(
+            |q| q_matvec(&[q[..3].to_vec(), q[3..].to_vec()], &x),
+            &m.concat(),
+        ),
+        "matvec m",
+    );
+
+    let a = Array1::from(vec![0.3, -0.8, 1.2]);
+    let b = Array1::from(vec![1.1, 0.4, -0.6]);
+    let (ga, gb) = gradients_function!(q_nd)(&a, &b);
+    close_to2(
+        ga.as_slice().unwrap(),
+        &fd2(
+            |q| q_nd(&Array1::from(q.to_vec()), &b),
+            a.as_slice().unwrap(),
+        ),
+        "nd a",
+    );
+    close_to2(
+        gb.as_slice().unwrap(),
+        &fd2(
+            |q| q_nd(&a, &Array1::from(q.to_vec())),
+            b.as_slice().unwrap(),
+        ),
+        "nd b",
+    );
+
+    let xs = [0.3, -1.2, 0.8, 2.1, -0.4];
+    close_to2(
+        &gradients_function!(q_buckets)(&xs),
+        &fd2(q_buckets, &xs),
+        "buckets",
+    );
+    let g = gradients_function!(q_math)(0.3, 1.7);
+    close_to2(
+        &[g.0, g.1],
+        &fd2(|q| q_math(q[0], q[1]), &[0.3, 1.7]),
+        "math",
+    );
+
+    let data = vec![vec![1.0, 0.5], vec![-0.3, 2.0], vec![0.8, -1.0]];
+    let ys = [1.0, 0.0, 1.0];
+    let w = [0.4, -0.2];
+    let (_, _, gw) = gradients_function!(q_logreg)(&data, &ys, &w);
+    close_to2(&gw, &fd2(|q| q_logreg(&data, &ys, q), &w), "logreg");
+
+    close_to2(
+        &gradients_function!(q_generic::<f64>)(&xs),
+        &fd2(q_generic, &xs),
+        "generic",
+    );
+    let g = gradients_function!(q_local_struct)(0.6, -0.9);
+    close_to2(
+        &[g.0, g.1],
+        &fd2(|q| q_local_struct(q[0], q[1]), &[0.6, -0.9]),
+        "local struct",
+    );
+    let gm = gradients_function!(q_nested_enum)(&m);
+    close_to2(
+        &gm.concat(),
+        &fd2(
+            |q| q_nested_enum(&[q[..3].to_vec(), q[3..].to_vec()]),
+            &m.concat(),
+        ),
+        "nested enum",
+    );
+    close_to2(
+        &gradients_function!(q_early)(&xs),
+        &fd2(q_early, &xs),
+        "early",
+    );
+    close_to2(
+        &gradients_function!(q_range_map)(&xs),
+        &fd2(q_range_map, &xs),
+        "range map",
+    );
+    let ys5 = [0.1, 0.2, 0.3, 0.4, 0.5];
+    let (g1, g2) = gradients_function!(q_mse)(&xs, &ys5);
+    close_to2(&g1, &fd2(|q| q_mse(q, &ys5), &xs), "mse");
+    close_to2(&g2, &fd2(|q| q_mse(&xs, q), &ys5), "mse y");
+    let am =
+        autodiff::ndarray::Array2::from_shape_vec((2, 3), vec![0.1, 0.2, -0.3, 0.5, -0.1, 0.4])
+            .unwrap();
+    let v = Array1::from(vec![0.7, -1.1, 0.4]);
+    let (gam, gv) = gradients_function!(q_matrix)(&am, &v);
+    close_to2(
+        gv.as_slice().unwrap(),
+        &fd2(
+            |q| q_matrix(&am, &Array1::from(q.to_vec())),
+            v.as_slice().unwrap(),
+        ),
+        "matrix x",
+    );
+    close_to2(
+        gam.as_slice().unwrap(),
+        &fd2(
+            |q| {
+                q_matrix(
+                    &autodiff::ndarray::Array2::from_shape_vec((2, 3), q.to_vec()).unwrap(),
+                    &v,
+                )
+            },
+            am.as_slice().unwrap(),
+        ),
+        "matrix a",
+    );
+}

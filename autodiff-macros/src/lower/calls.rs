@@ -392,6 +392,10 @@ impl Lowering<'_> {
     /// copy's.
     fn owned_copy(&mut self, x: Operand, method: syn::Ident, span: Span) -> Value {
         let v = self.new_var(self.operand_active(&x));
+        // (a copy of a sequence of structs, `ps.to_vec()`: its elements are borrowed too)
+        if matches!(&x, Operand::Var(x) if self.struct_vec_values.contains(x)) {
+            self.struct_vec_values.insert(v);
+        }
         self.push(v, None, Rhs::Owned { of: x, method }, span);
         Value::Var(v)
     }

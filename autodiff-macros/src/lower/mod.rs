@@ -359,6 +359,9 @@ fn lower_pass(
         if sequence_type(&p.ty) {
             l.sequences.insert(v);
         }
+        if crate::emit::struct_sequence_type(&p.ty, &sig.type_params).is_some() {
+            l.struct_vec_values.insert(v);
+        }
         if rows_are_sequences(&p.ty, &l.type_params) {
             l.vec_rows.insert(v);
         }
