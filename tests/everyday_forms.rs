@@ -1644,3 +1644,126 @@ fn simulation_and_learning_code() {
         "matrix a",
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Fields written in place: `ps[i].x += …` of a local `Vec` of structs, through `iter_mut()`
+// and `&mut ps`, and `p.x = …` of a `let mut` struct; elements read before a later write
+// of the same element (kept as copies, not read again after the write).
+// ---------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Differentiable)]
+struct Body {
+    x: f64,
+    v: f64,
+}
+
+#[differentiable]
+fn g_replace(ps: &[Body], dt: f64) -> f64 {
+    let mut ps = ps.to_vec();
+    for _ in 0..3 {
+        for i in 0..ps.len() {
+            ps[i] = Body {
+                x: ps[i].x + ps[i].v * dt,
+                v: ps[i].v - ps[i].x * dt,
+            };
+        }
+    }
+    ps.iter().map(|p| p.x * p.x + p.v).sum()
+}
+
+#[test]
+fn elements_replaced_after_reads() {
+    let ps = vec![Body { x: 0.5, v: -1.0 }, Body { x: -0.3, v: 2.0 }];
+    let (gp, gdt) = gradients_function!(g_replace)(&ps, 0.1);
+    let flat = |q: &[f64]| vec![Body { x: q[0], v: q[1] }, Body { x: q[2], v: q[3] }];
+    let g: Vec<f64> = gp.iter().flat_map(|p| [p.x, p.v]).collect();
+    let fd =
+        autodiff::check::finite_difference(|q| g_replace(&flat(q), 0.1), &[0.5, -1.0, -0.3, 2.0]);
+    autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+    let fd = autodiff::check::finite_difference(|q| g_replace(&ps, q[0]), &[0.1]);
+    assert!((gdt - fd[0]).abs() < 1e-6, "{gdt} {}", fd[0]);
+}
+
+#[differentiable]
+fn f_elements(ps: &[Body], dt: f64) -> f64 {
+    let mut ps = ps.to_vec();
+    for _ in 0..3 {
+        for i in 0..ps.len() {
+            ps[i].v -= ps[i].x * dt;
+            ps[i].x += ps[i].v * dt;
+        }
+    }
+    ps.iter().map(|p| p.x * p.x + p.v).sum()
+}
+
+#[differentiable]
+fn f_local(x0: f64, v0: f64, dt: f64) -> f64 {
+    let mut p = Body { x: x0, v: v0 };
+    for _ in 0..4 {
+        p.v = p.v * 0.99 - p.x * dt;
+        p.x += p.v * dt;
+    }
+    p.x * p.v
+}
+
+#[differentiable]
+fn f_straight(ps: &[Body], dt: f64) -> f64 {
+    let mut ps = ps.to_vec();
+    ps[0].v -= ps[0].x * dt;
+    ps[0].x += ps[0].v * dt;
+    ps[1].x = ps[0].x * ps[1].v;
+    let mut q = Body { x: dt, v: 1.0 };
+    q.x *= ps[1].x;
+    ps[0].x * ps[1].x + q.x
+}
+
+#[test]
+fn fields_written_in_place() {
+    let ps = vec![Body { x: 0.5, v: -1.0 }, Body { x: -0.3, v: 2.0 }];
+    let flat = |q: &[f64]| vec![Body { x: q[0], v: q[1] }, Body { x: q[2], v: q[3] }];
+    let generated = [
+        gradients_function!(f_elements)(&ps, 0.1),
+        gradients_function!(f_straight)(&ps, 0.1),
+    ];
+    let plain: [fn(&[Body], f64) -> f64; 2] = [f_elements, f_straight];
+    for ((gp, gdt), f) in generated.into_iter().zip(plain) {
+        let g: Vec<f64> = gp.iter().flat_map(|p| [p.x, p.v]).collect();
+        let fd = autodiff::check::finite_difference(|q| f(&flat(q), 0.1), &[0.5, -1.0, -0.3, 2.0]);
+        autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+        let fd = autodiff::check::finite_difference(|q| f(&ps, q[0]), &[0.1]);
+        assert!((gdt - fd[0]).abs() < 1e-6, "{gdt} {}", fd[0]);
+    }
+    let g = gradients_function!(f_local)(0.7, -0.2, 0.1);
+    let fd = autodiff::check::finite_difference(|q| f_local(q[0], q[1], q[2]), &[0.7, -0.2, 0.1]);
+    autodiff::check::assert_gradient_close(&[g.0, g.1, g.2], &fd, 1e-6);
+    let (_, dv) = jvp!(f_local)(0.7, -0.2, 0.1, 1.0, 0.0, 0.0);
+    assert!((dv - g.0).abs() < 1e-12);
+}
+
+#[differentiable]
+fn f_iter_mut(ps: &[Body], dt: f64) -> f64 {
+    let mut ps = ps.to_vec();
+    for _ in 0..3 {
+        for p in ps.iter_mut() {
+            p.v -= p.x * dt;
+            p.x += p.v * dt;
+        }
+        for p in &mut ps {
+            p.x *= 0.9;
+        }
+    }
+    ps.iter().map(|p| p.x * p.x + p.v).sum()
+}
+
+#[test]
+fn fields_written_through_iter_mut() {
+    let ps = vec![Body { x: 0.5, v: -1.0 }, Body { x: -0.3, v: 2.0 }];
+    let flat = |q: &[f64]| vec![Body { x: q[0], v: q[1] }, Body { x: q[2], v: q[3] }];
+    let (gp, gdt) = gradients_function!(f_iter_mut)(&ps, 0.1);
+    let g: Vec<f64> = gp.iter().flat_map(|p| [p.x, p.v]).collect();
+    let fd =
+        autodiff::check::finite_difference(|q| f_iter_mut(&flat(q), 0.1), &[0.5, -1.0, -0.3, 2.0]);
+    autodiff::check::assert_gradient_close(&g, &fd, 1e-6);
+    let fd = autodiff::check::finite_difference(|q| f_iter_mut(&ps, q[0]), &[0.1]);
+    assert!((gdt - fd[0]).abs() < 1e-6, "{gdt} {}", fd[0]);
+}

@@ -311,6 +311,11 @@ pub enum Prim {
         path: Box<syn::Path>,
         members: Vec<syn::Member>,
     },
+    /// A struct value with some members replaced: one operand per member, then the base
+    /// (`p.x = v` of a `let mut` struct, `ps[i].x += v` of an element of a local `Vec` of
+    /// structs). The adjoint of member operand `k` is member `k` of the result's; the
+    /// base's is the result's with those members zero.
+    SetMembers { members: Vec<syn::Member> },
     /// An array operation (`dot`, `t`, `sum`, `mean`, `sum_axis`, `mapv`, …): forward
     /// `ops::tensor::<rule>(&operands…)` on the first `fwd_args` operands (the others feed
     /// the rule only), reverse `ops::tensor::<rule>_d<k>`.
@@ -328,7 +333,7 @@ impl Prim {
                 Some(rule)
             }
             Prim::Neg => Some(&rules::NEG),
-            Prim::Cast { .. } | Prim::Struct { .. } => None,
+            Prim::Cast { .. } | Prim::Struct { .. } | Prim::SetMembers { .. } => None,
         }
     }
 }

@@ -139,6 +139,17 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
                         #(#members: ::core::clone::Clone::clone(&#a)),*
                     })
                 }
+                Prim::SetMembers { members } => {
+                    // (the base owned, whether it is a value or a borrowed element)
+                    let (base, values) = a.split_last().expect("a base");
+                    quote::quote_spanned!(span=> {
+                        #[allow(unused_imports)]
+                        use #rt::saved::{OwnRef as _, OwnVal as _};
+                        let mut __autodiff_s = (&#rt::saved::Own(&#base)).own();
+                        #(__autodiff_s.#members = ::core::clone::Clone::clone(&#values);)*
+                        __autodiff_s
+                    })
+                }
                 Prim::Cast { ty } => {
                     let x = &a[0];
                     let is_float_name = matches!(&**ty, syn::Type::Path(p)
@@ -390,6 +401,18 @@ impl Emitter<'_> {
                 let value = match self.moved.get(dst) {
                     // the cell's last mention: the snapshot is the cell itself
                     Some(c) => c.ident().to_token_stream(),
+                    None if self.owned_read(*dst) => {
+                        let Rhs::ReadIndex { place, index } = rhs else {
+                            unreachable!("an element read")
+                        };
+                        let (p, i) = (Emitter::place_tokens(*place), index.tokens());
+                        let rt = crate::companions::rt();
+                        quote::quote!({
+                            #[allow(unused_imports)]
+                            use #rt::saved::{OwnRef as _, OwnVal as _};
+                            (&#rt::saved::Own(&#p[#i])).own()
+                        })
+                    }
                     None => rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body),
                 };
                 out.extend(quote::quote!(let #v #ty = #value;));

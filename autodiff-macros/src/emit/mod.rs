@@ -377,9 +377,25 @@ impl Emitter<'_> {
         self.defs.get(&v).is_some_and(|rhs| match rhs {
             Rhs::Prim(Prim::Tensor { rule, .. }, _) if rule.is_view() => true,
             Rhs::Member { .. } | Rhs::SubSlice { .. } => true,
-            Rhs::ReadIndex { .. } => self.body.vars[v.0].maybe_array,
+            // (an element of a local buffer written after the read is copied out and kept:
+            // evaluated again, it would read the element written later, see `owned_read`)
+            Rhs::ReadIndex { .. } => self.body.vars[v.0].maybe_array && !self.owned_read(v),
             _ => false,
         })
+    }
+
+    /// Whether `v` reads an element that may be a struct or an array (borrowed, when not
+    /// `Copy`, see `rhs_tokens`) from a local buffer written after the read: the forward
+    /// sweep copies it out (`saved::Own`) and the reverse sweep is handed the copy.
+    pub(crate) fn owned_read(&self, v: VarId) -> bool {
+        matches!(
+            self.defs.get(&v),
+            Some(Rhs::ReadIndex {
+                place: Place::Cell(_),
+                ..
+            })
+        ) && self.body.vars[v.0].maybe_array
+            && !self.frozen.contains(&v)
     }
 
     /// Whether the reverse sweep can evaluate `v`'s definition again instead of saving `v`.

@@ -324,7 +324,12 @@ impl Emitter<'_> {
                             .map(|&k| (k, &args[k]))
                             .find(|(k, a)| {
                                 self.active_var(a).is_some()
-                                    && !matches!(prim, Prim::Cast { .. } | Prim::Struct { .. })
+                                    && !matches!(
+                                        prim,
+                                        Prim::Cast { .. }
+                                            | Prim::Struct { .. }
+                                            | Prim::SetMembers { .. }
+                                    )
                                     && !prim.rule().is_some_and(|r| r.constant_operand(*k))
                             })
                             .map(|(k, _)| k);
@@ -338,6 +343,22 @@ impl Emitter<'_> {
                             }
                             let rule = match prim.rule() {
                                 Some(rule) => rule,
+                                None if matches!(prim, Prim::SetMembers { .. }) => {
+                                    let Prim::SetMembers { members } = prim else {
+                                        unreachable!("a struct with members replaced")
+                                    };
+                                    let d = match members.get(k) {
+                                        Some(m) => quote!(::core::clone::Clone::clone(&#dy.#m)),
+                                        // the base: the result's adjoint but the members
+                                        None => quote!({
+                                            let mut __autodiff_d = ::core::clone::Clone::clone(&#dy);
+                                            #(#rt::Reset::reset_adjoint(&mut __autodiff_d.#members);)*
+                                            __autodiff_d
+                                        }),
+                                    };
+                                    self.contribute(out, u, d, false);
+                                    continue;
+                                }
                                 None if matches!(prim, Prim::Struct { .. }) => {
                                     let Prim::Struct { members, .. } = prim else {
                                         unreachable!("a struct literal")

@@ -757,6 +757,30 @@ impl Tangents<'_> {
                     #t
                 });
             }
+            if let Prim::SetMembers { members } = prim {
+                let (base, values) = args.split_last().expect("a base");
+                let t = quote::format_ident!("__autodiff_tangent");
+                let start = match self.operand_tangent(base) {
+                    Some(tb) => quote!({
+                        #[allow(unused_imports)]
+                        use #rt::saved::{OwnRef as _, OwnVal as _};
+                        (&#rt::saved::Own(&#tb)).own()
+                    }),
+                    None => zero,
+                };
+                let set = members
+                    .iter()
+                    .zip(values)
+                    .map(|(m, a)| match self.operand_tangent(a) {
+                        Some(ta) => quote!(#t.#m = #ta;),
+                        None => quote!(#rt::Reset::reset_adjoint(&mut #t.#m);),
+                    });
+                return quote!({
+                    let mut #t = #start;
+                    #(#set)*
+                    #t
+                });
+            }
             // a cast between float types
             let Prim::Cast { ty } = prim else {
                 return zero;

@@ -3,7 +3,8 @@
 //! `for v in buf.iter_mut() { *v *= a; }` (also `for v in &mut buf`,
 //! `buf.iter_mut().enumerate()`, and `buf.iter_mut().zip(x)` / `x.iter().zip(buf.iter_mut())`
 //! with `x` a slice, `x.iter()` or `&x`) is the index loop it stands for: `for i in
-//! 0..buf.len() { buf[i] *= a; }`, each `*v` the element `buf[i]` (and each use of a shared
+//! 0..buf.len() { buf[i] *= a; }`, each `*v` the element `buf[i]` (`p.x` of an element that
+//! is a struct, `ps[i].x`; and each use of a shared
 //! element `xi` of the zipped slice `x[i]`), the zip's length the shorter of the two. The
 //! lowering knows buffers and their elements, not references to elements. Only loops whose
 //! body uses a mutable element through `*v` and nothing else (not handed on, captured by a
@@ -202,6 +203,8 @@ impl<'ast> Visit<'ast> for Uses<'_> {
             syn::Expr::MethodCall(m) if is_name(&m.receiver, self.name) => {
                 m.args.iter().for_each(|a| self.visit_expr(a));
             }
+            // `p.x`: a field of an element that is a struct
+            syn::Expr::Field(f) if is_name(&f.base, self.name) => {}
             syn::Expr::Path(p) if p.path.is_ident(self.name) => {
                 if self.exclusive {
                     self.ok = false;
@@ -242,6 +245,9 @@ impl VisitMut for Replace<'_> {
             syn::Expr::MethodCall(m) if is_name(&m.receiver, name) => {
                 m.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
                 *m.receiver = syn::parse_quote_spanned!(span=> #q[#i]);
+            }
+            syn::Expr::Field(f) if is_name(&f.base, name) => {
+                *f.base = syn::parse_quote_spanned!(span=> #q[#i]);
             }
             syn::Expr::Path(p) if p.path.is_ident(name) => {
                 *e = syn::parse_quote_spanned!(span=> (#q[#i]));

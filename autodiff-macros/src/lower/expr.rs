@@ -427,9 +427,78 @@ impl Lowering<'_> {
                     .stmts
                     .push(Stmt::WriteIndex { cell, index, value });
             }
+            syn::Expr::Field(f) => {
+                if self.member_write(f, right, compound, e).is_none() {
+                    return self.unsupported(left, write_error);
+                }
+            }
             _ => return self.unsupported(left, write_error),
         }
         Value::Tuple(Vec::new())
+    }
+
+    /// `p.x = v` (also `+=` …) of a `let mut` struct, `ps[i].x = v` of an element of a
+    /// local `Vec` of structs: the struct with the member replaced (`Prim::SetMembers`)
+    /// written back whole.
+    fn member_write(
+        &mut self,
+        f: &syn::ExprField,
+        right: &syn::Expr,
+        compound: Option<(&'static Rule, syn::BinOp)>,
+        e: &syn::Expr,
+    ) -> Option<()> {
+        let span = e.span();
+        // the struct and where it is written back
+        enum Target {
+            Cell(CellId),
+            Element(CellId, Operand),
+        }
+        let target = match &*f.base {
+            syn::Expr::Path(_) => match self.place(&f.base) {
+                Some(Place::Cell(c)) if self.struct_valued_cells.contains(&c) => Target::Cell(c),
+                _ => return None,
+            },
+            syn::Expr::Index(ix) if !matches!(&*ix.index, syn::Expr::Range(_)) => {
+                match self.place(&ix.expr) {
+                    Some(Place::Cell(c)) if self.struct_cells.contains(&c) => {
+                        Target::Element(c, self.operand_of(&ix.index))
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let mut value = self.operand_of(right);
+        if let Some((rule, op)) = compound {
+            let old = self.operand_of(&syn::Expr::Field(f.clone()));
+            let v = self.prim(Prim::Binary { rule, op }, vec![old, value], span);
+            value = self.operand(v, span);
+        }
+        let base = self.operand_of(&f.base);
+        let members = vec![f.member.clone()];
+        let new = self.prim(Prim::SetMembers { members }, vec![value, base], span);
+        if let Value::Var(v) = new {
+            self.vars[v.0].maybe_array = true;
+            self.vars[v.0].owned_struct = true;
+            self.made_values.insert(v);
+        }
+        let new = self.operand(new, span);
+        match target {
+            Target::Cell(cell) => self.write_cell(cell, new),
+            Target::Element(cell, index) => {
+                if self.operand_active(&new) {
+                    self.found_active_cells
+                        .insert(active_key(self.cell_keys[cell.0]));
+                }
+                self.snapshots.remove(&cell);
+                self.block.stmts.push(Stmt::WriteIndex {
+                    cell,
+                    index,
+                    value: new,
+                });
+            }
+        }
+        Some(())
     }
 
     /// `&x[a..b]` (and `x[a..]`, `x[..b]`, `x[..]`, `x[a..=b]`): a borrowed sub-slice whose
