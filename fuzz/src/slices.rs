@@ -154,6 +154,7 @@ const FEATURES: &[&str] = &[
     "a local `Vec` read by index, then assigned another length",
     "&mut f64 helper: a local",
     "&mut f64 helper: an element of a local buffer",
+    "fields of derived structs written in place (a collected `Vec`, a local)",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how
@@ -901,6 +902,32 @@ impl SliceGen<'_> {
                     .insert("struct literal of a derived struct (a helper's result and a local)");
                 self.terms.push(t.clone());
                 self.scalars.push(t);
+                if self.counter.is_multiple_of(2) {
+                    // a `Vec` of them collected, fields written in place in loops, elements
+                    // replaced; a `let mut` one's field written
+                    let (v, m, u) = (self.fresh("ps"), self.fresh("m"), self.fresh("t"));
+                    let k2 = self.coef();
+                    let seq = x.trim_start_matches('&');
+                    out.push(self.line(format!(
+                        "let mut {v}: Vec<{pair}<f64>> = {seq}.iter().map(|&e| {pair} {{ a: e, b: e * {k} }}).collect();"
+                    )));
+                    out.push(self.line(format!(
+                        "for _ in 0..2 {{ for i in 0..{v}.len() {{ {v}[i].a += {v}[i].b * {k}; {v}[i].b = ({v}[i].a * {s}).sin(); }} }}"
+                    )));
+                    out.push(self.line(format!("for e in {v}.iter_mut() {{ e.a *= {k2}; }}")));
+                    out.push(self.line(format!(
+                        "{v}[0] = {pair} {{ a: {v}[0].b, b: {v}[0].a * {k2} }};"
+                    )));
+                    out.push(self.line(format!("let mut {m} = {pair} {{ a: {a}, b: {p}.b }};")));
+                    out.push(self.line(format!("{m}.a += {m}.b * {k};")));
+                    out.push(self.line(format!(
+                        "let {u} = {v}[0].a + {v}[{v}.len() - 1].b * {m}.a;"
+                    )));
+                    self.features.insert(
+                        "fields of derived structs written in place (a collected `Vec`, a local)",
+                    );
+                    self.terms.push(u);
+                }
             }
             // a fixed array
             6 => {

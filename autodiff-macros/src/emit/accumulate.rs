@@ -188,9 +188,27 @@ impl Emitter<'_> {
     /// reads lends its storage to its adjoint (see the runtime's `reuse`).
     pub(crate) fn cell_adjoints(&self, reverse: Option<&TokenStream>) -> TokenStream {
         let rt = rt();
-        let read: HashSet<CellId> = reverse
+        let mut read: HashSet<CellId> = reverse
             .map(|r| CellId::mentioned_in(r).into_iter().collect())
             .unwrap_or_default();
+        // (a value of the forward sweep the reverse names that borrows an element of a
+        // cell, `adjoint_zero(&v)` of a read nothing else needs: the cell is read too)
+        for v in reverse.map(VarId::mentioned_in).unwrap_or_default() {
+            let mut at = v;
+            loop {
+                match self.defs.get(&at) {
+                    Some(Rhs::Member { base, .. }) => at = *base,
+                    Some(Rhs::ReadIndex {
+                        place: Place::Cell(c),
+                        ..
+                    }) if self.borrows(at) => {
+                        read.insert(*c);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
         let read_vars: HashSet<VarId> = match reverse {
             Some(r) if !self.moved.is_empty() => VarId::mentioned_in(r).into_iter().collect(),
             _ => HashSet::new(),

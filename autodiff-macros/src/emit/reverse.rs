@@ -99,6 +99,12 @@ impl Emitter<'_> {
             // Views and fields borrow the values they come from, which the pullback closure
             // owns: it evaluates them again rather than capturing them.
             let mut needed: BTreeSet<VarId> = BTreeSet::new();
+            // (an adjoint started from the value's zero names the value: `adjoint_zero(&v)`)
+            for v in &pre {
+                if self.borrows(*v) {
+                    self.used.insert(*v);
+                }
+            }
             // So is an element read at a constant index of a value the closure owns anyway
             // (`a[1]` of an array parameter `a` the reverse sweep reads): one copy of the
             // array rather than one of each element.
