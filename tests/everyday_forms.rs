@@ -1792,3 +1792,31 @@ fn a_collected_vec_of_structs_replaced_after_reads() {
     // (the elements were read again after the later writes: ∂/∂dt came out −0.513)
     assert!((gdt - fdt[0]).abs() < 1e-6, "{gdt} {}", fdt[0]);
 }
+
+/// A generic pair, for a `Vec` of them collected and bound without `mut`.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Pr<T: autodiff::Real> {
+    pub a: T,
+    pub b: T,
+}
+
+#[differentiable]
+fn collected_pairs(xs: &[f64], a: f64) -> f64 {
+    let ps7: Vec<Pr<f64>> = xs
+        .iter()
+        .map(|&e| Pr {
+            a: e * a,
+            b: e * 0.3,
+        })
+        .collect();
+    ps7[0].a + ps7[ps7.len() - 1].b * a + ps7.iter().map(|p| p.a * p.b).sum::<f64>()
+}
+#[test]
+fn an_immutable_collected_vec_of_structs() {
+    let xs = [0.5, -0.3, 1.2];
+    let (gx, ga) = gradients_function!(collected_pairs)(&xs, 0.7);
+    let fd = autodiff::check::finite_difference(|q| collected_pairs(q, 0.7), &xs);
+    autodiff::check::assert_gradient_close(&gx, &fd, 1e-6);
+    let fa = autodiff::check::finite_difference(|q| collected_pairs(&xs, q[0]), &[0.7]);
+    assert!((ga - fa[0]).abs() < 1e-6);
+}

@@ -333,7 +333,9 @@ impl Lowering<'_> {
         }
         let v = self.new_var(self.place_active(place));
         self.push(v, None, Rhs::ReadIndex { place, index }, e.span());
-        if matches!(place, Place::Cell(c) if self.struct_cells.contains(&c)) {
+        if matches!(place, Place::Cell(c) if self.struct_cells.contains(&c))
+            || self.local_struct_vec(place)
+        {
             // a struct pushed onto a local `Vec`: borrowed
             self.vars[v.0].maybe_array = true;
             self.vars[v.0].struct_element = true;
@@ -435,6 +437,13 @@ impl Lowering<'_> {
             _ => return self.unsupported(left, write_error),
         }
         Value::Tuple(Vec::new())
+    }
+
+    /// A local `Vec` of structs bound without `mut` (`let ps: Vec<P> = ….collect();`), not
+    /// a parameter: its elements are borrowed when read, as the cell's it was read from.
+    pub(super) fn local_struct_vec(&self, place: Place) -> bool {
+        matches!(place, Place::Var(p)
+            if p.0 >= self.param_names.len() && self.struct_vec_values.contains(&p))
     }
 
     /// `p.x = v` (also `+=` …) of a `let mut` struct, `ps[i].x = v` of an element of a

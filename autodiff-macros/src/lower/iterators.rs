@@ -497,7 +497,9 @@ impl Lowering<'_> {
                     },
                     span,
                 );
-                if matches!(place, Place::Cell(c) if l.struct_cells.contains(c)) {
+                if matches!(place, Place::Cell(c) if l.struct_cells.contains(c))
+                    || l.local_struct_vec(*place)
+                {
                     // (a struct pushed onto a local `Vec`: borrowed)
                     l.vars[v.0].maybe_array = true;
                     l.vars[v.0].struct_element = true;

@@ -287,6 +287,9 @@ impl Lowering<'_> {
                     (Some(ty), Value::Var(src)) => {
                         let v = self.new_var(self.vars[src.0].active);
                         self.push(v, Some(ty), Rhs::Copy(Operand::Var(src)), span);
+                        if self.struct_vec_values.contains(&src) {
+                            self.struct_vec_values.insert(v);
+                        }
                         Value::Var(v)
                     }
                     (_, value) => value,
