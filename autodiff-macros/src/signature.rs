@@ -38,8 +38,10 @@ impl Param {
     /// A float written through (`x: &mut f64`): an in-out parameter the body sees as a
     /// one-element array (`*x` is `x[0]`), bound with `core::array::from_mut`.
     pub fn scalar_out(&self) -> bool {
-        self.in_out
-            && matches!(&self.ty, syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Slice(_) | syn::Type::Array(_)) && vec_element(&r.elem).is_none())
+        let syn::Type::Reference(r) = &self.ty else {
+            return false;
+        };
+        self.in_out && sequence_element(&r.elem).is_none()
     }
 }
 
