@@ -1820,3 +1820,88 @@ fn an_immutable_collected_vec_of_structs() {
     let fa = autodiff::check::finite_difference(|q| collected_pairs(&xs, q[0]), &[0.7]);
     assert!((ga - fa[0]).abs() < 1e-6);
 }
+
+// --- Macros whose value is not a float, with differentiable arguments ---------------------
+
+/// A closeness test as numeric crates write it (statrs re-exports approx's `relative_eq!`).
+macro_rules! relative_eq {
+    ($a:expr, $b:expr) => {
+        relative_eq!($a, $b, max_relative = 1e-12)
+    };
+    ($a:expr, $b:expr, max_relative = $r:expr) => {{
+        let (a, b): (f64, f64) = ($a, $b);
+        (a - b).abs() <= $r * a.abs().max(b.abs())
+    }};
+}
+
+/// statrs' `prec::convergence`, as published: the closeness test is a macro.
+#[differentiable]
+fn converged(x: &mut f64, x_new: f64) -> bool {
+    let res = relative_eq!(*x, x_new);
+    *x = x_new;
+    res
+}
+
+/// Newton's square root iterated until `converged`.
+#[differentiable]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut x = a.max(1.0);
+    for _ in 0..100 {
+        let next = 0.5 * (x + a / x);
+        if converged(&mut x, next) {
+            break;
+        }
+    }
+    x
+}
+
+/// `matches!`, `format!`, the macro with a named argument and inside `assert!`,
+/// each reading differentiable values; the branch they choose is what is differentiated.
+#[differentiable]
+fn macro_guards(a: f64, b: f64) -> f64 {
+    let near = relative_eq!(a, b, max_relative = 0.5);
+    let below = matches!(a.partial_cmp(&b), Some(core::cmp::Ordering::Less));
+    let label = format!("{a:.3} vs {b}");
+    assert!(a.is_finite() && !relative_eq!(b, f64::MAX), "a = {a}, b = {b}");
+    if label.is_empty() {
+        return 0.0;
+    }
+    if near {
+        a * a * b
+    } else if below {
+        a.sin() * b
+    } else {
+        a + b * b
+    }
+}
+
+#[test]
+fn macros_whose_value_is_not_a_float() {
+    // d√a/da = 1 / (2√a)
+    for a in [0.3, 2.0, 17.0] {
+        let g = gradients_function!(newton_sqrt)(a);
+        assert!((newton_sqrt(a) - a.sqrt()).abs() < 1e-12);
+        assert!(
+            (g - 0.5 / a.sqrt()).abs() < 1e-10,
+            "a = {a}: {g} vs {}",
+            0.5 / a.sqrt()
+        );
+        let fd = fd2(|p| newton_sqrt(p[0]), &[a]);
+        close_to2(&[g], &fd, "newton_sqrt");
+        let t = jvp!(newton_sqrt)(a, 1.0);
+        assert!(close(t.1, g, 1e-12), "jvp {} vs {g}", t.1);
+    }
+    // each branch, by hand and by differences
+    for (a, b, by_hand) in [
+        (1.0, 1.2, [2.0 * 1.2, 1.0]),
+        (0.2, 3.0, [0.2f64.cos() * 3.0, 0.2f64.sin()]),
+        (3.0, 0.4, [1.0, 0.8]),
+    ] {
+        let g = gradients_function!(macro_guards)(a, b);
+        assert!(close(g.0, by_hand[0], 1e-12) && close(g.1, by_hand[1], 1e-12));
+        let fd = fd2(|p| macro_guards(p[0], p[1]), &[a, b]);
+        close_to2(&[g.0, g.1], &fd, "macro_guards");
+        let t = jvp!(macro_guards)(a, b, 0.3, -0.7);
+        assert!(close(t.1, 0.3 * g.0 - 0.7 * g.1, 1e-12));
+    }
+}

@@ -494,6 +494,48 @@ pub fn is_piecewise_constant(name: &str) -> bool {
     PIECEWISE_CONSTANT_METHODS.contains(&name)
 }
 
+/// Macros whose value is never a float: a truth (`matches!`, the approx crate's
+/// `relative_eq!` family, which numeric crates re-export), text (`format!`), `()` (the
+/// assertions and prints) or nothing (the diverging ones). Their arguments are read as they
+/// are and no derivative flows through them, as through a comparison. Any other macro with a
+/// differentiable argument is refused: its value could be a float.
+pub fn is_value_free_macro(m: &syn::Macro) -> bool {
+    m.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "matches"
+                | "relative_eq"
+                | "relative_ne"
+                | "abs_diff_eq"
+                | "abs_diff_ne"
+                | "ulps_eq"
+                | "ulps_ne"
+                | "format"
+                | "stringify"
+                | "assert"
+                | "assert_eq"
+                | "assert_ne"
+                | "debug_assert"
+                | "debug_assert_eq"
+                | "debug_assert_ne"
+                | "assert_relative_eq"
+                | "assert_relative_ne"
+                | "assert_abs_diff_eq"
+                | "assert_abs_diff_ne"
+                | "assert_ulps_eq"
+                | "assert_ulps_ne"
+                | "print"
+                | "println"
+                | "eprint"
+                | "eprintln"
+                | "panic"
+                | "unreachable"
+                | "unimplemented"
+                | "todo"
+        )
+    })
+}
+
 /// Methods of std's slices, `Vec`s, ranges, options and iterators: a call of one with a
 /// differentiable argument is not a call of a differentiable method of the receiver.
 pub fn is_std_container_method(name: &str) -> bool {

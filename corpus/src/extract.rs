@@ -266,13 +266,17 @@ fn candidate(
         // `use crate::prec;` of a support module: its whole copy at the scratch crate's root,
         // which has its private items too (`prec::convergence`, `pub(crate)`)
         if let Some((m0, path)) = &leaf.origin {
-            let support = resolver.resolve_use_all(*m0, path, 0).into_iter().find_map(|t| match t {
-                resolve::Target::Module(x) if modules[x].path.len() == 1 => {
-                    let name = &modules[x].path[0];
-                    resolver.support(name).map(|_| name.clone())
-                }
-                _ => None,
-            });
+            let support =
+                resolver
+                    .resolve_use_all(*m0, path, 0)
+                    .into_iter()
+                    .find_map(|t| match t {
+                        resolve::Target::Module(x) if modules[x].path.len() == 1 => {
+                            let name = &modules[x].path[0];
+                            resolver.support(name).map(|_| name.clone())
+                        }
+                        _ => None,
+                    });
             if let (Some(name), false) = (support, leaf.name == "*") {
                 let t = match leaf.name == name {
                     true => format!("use crate::{name};"),
@@ -331,8 +335,12 @@ fn candidate(
         let Some((item, module)) = full.split_last() else {
             return prefix("self::__crate::".to_string());
         };
-        let in_image = (modules.iter().position(|md| md.path[..] == module[..]))
-            .is_some_and(|k| image.items.get(&k).is_some_and(|names| names.contains(item)));
+        let in_image = (modules.iter().position(|md| md.path[..] == module[..])).is_some_and(|k| {
+            image
+                .items
+                .get(&k)
+                .is_some_and(|names| names.contains(item))
+        });
         let published = (modules.iter().find(|md| md.path[..] == module[..]))
             .is_some_and(|md| md.public_path_to_root(modules));
         match in_image || !published {
@@ -676,4 +684,38 @@ fn inherent_methods(
         }
     }
     taken
+}
+
+/// A support module's text with `#[differentiable]` on each of its top-level functions with
+/// float parameters (`prec::convergence(x: &mut f64, x_new: f64) -> bool`): the copies call
+/// them with differentiable values, as they call their own module's helpers. Everything
+/// else is left as written.
+pub(crate) fn annotate_support(text: &str) -> String {
+    let Ok(file) = syn::parse_file(text) else {
+        return text.to_string();
+    };
+    let mut starts: Vec<usize> = (file.items.iter())
+        .filter_map(|item| match item {
+            syn::Item::Fn(f)
+                if looks_numeric(&f.sig, false) && f.sig.generics.params.is_empty() =>
+            {
+                let start = f
+                    .attrs
+                    .first()
+                    .map_or(f.span().start(), |a| a.span().start());
+                Some(offset(text, start))
+            }
+            _ => None,
+        })
+        .collect();
+    starts.sort_unstable();
+    let mut out = String::with_capacity(text.len() + 40 * starts.len());
+    let mut at = 0;
+    for s in starts {
+        out.push_str(&text[at..s]);
+        out.push_str("#[::autodiff::differentiable]\n");
+        at = s;
+    }
+    out.push_str(&text[at..]);
+    out
 }

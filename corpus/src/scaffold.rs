@@ -97,7 +97,7 @@ impl Scratch {
         let ids: BTreeSet<usize> = (0..cands.len())
             .filter(|id| units.contains(&format!("p{id}")))
             .collect();
-        write_support(&self.plain_dir, cands, &ids, &mut main)?;
+        write_support(&self.plain_dir, cands, &ids, &mut main, false)?;
         main.push_str("fn main() {}\n");
         write_if_changed(&self.plain_dir.join("src/main.rs"), &main)
     }
@@ -120,7 +120,7 @@ impl Scratch {
                 &ad_module(&cands[id], original[id]),
             )?;
         }
-        write_support(&self.ad_dir, cands, ids, &mut main)?;
+        write_support(&self.ad_dir, cands, ids, &mut main, true)?;
         write!(
             main,
             "\nfn main() {{\n    let id: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).expect(\"function id\");\n    let seed = 20_261_203 ^ (id as u64).wrapping_mul(0x9E37_79B9);\n    let out = match id {{\n{arms}        _ => \"untested\\t0\\tunknown id\".to_string(),\n    }};\n    println!(\"CORPUS-RESULT\\t{{out}}\");\n}}\n"
@@ -131,12 +131,14 @@ impl Scratch {
 }
 
 /// The support modules the given functions' copies name, each at the crate root as its
-/// file is (`mod prec;`): `crate::prec::…` in a copy means what it meant in the crate.
+/// file is (`mod prec;`): `crate::prec::…` in a copy means what it meant in the crate. In
+/// the annotated crate (`annotate`), the module's float functions carry the attribute.
 fn write_support(
     dir: &Path,
     cands: &[Candidate],
     ids: &BTreeSet<usize>,
     main: &mut String,
+    annotate: bool,
 ) -> std::io::Result<()> {
     let mut done = BTreeSet::new();
     for &id in ids {
@@ -147,7 +149,11 @@ fn write_support(
             }
             if done.insert(name.clone()) {
                 writeln!(main, "#[allow(warnings)]\nmod {name};").ok();
-                write_if_changed(&dir.join(format!("src/{name}.rs")), text)?;
+                let text = match annotate {
+                    true => crate::extract::annotate_support(text),
+                    false => text.clone(),
+                };
+                write_if_changed(&dir.join(format!("src/{name}.rs")), &text)?;
             }
         }
     }

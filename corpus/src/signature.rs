@@ -209,7 +209,9 @@ impl TypeCtx<'_> {
                     n.base10_digits().to_string(),
                 )),
                 syn::Expr::Path(n)
-                    if n.path.get_ident().is_some_and(|id| self.consts.contains(&id.to_string())) =>
+                    if n.path
+                        .get_ident()
+                        .is_some_and(|id| self.consts.contains(&id.to_string())) =>
                 {
                     Ok(Kind::Array(
                         Box::new(self.value(&a.elem, depth + 1)?),

@@ -162,6 +162,8 @@ impl Lowering<'_> {
             syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
                 self.unsupported(&m.mac, diag::ACTIVE_VEC_REPEAT)
             }
+            // (a truth, text or `()`: read as written, like a comparison)
+            syn::Expr::Macro(m) if prims::is_value_free_macro(&m.mac) => self.verbatim(e),
             syn::Expr::Macro(m) => self.unsupported(&m.mac, diag::MACRO_INVOCATION),
             syn::Expr::Closure(_) => self.unsupported(e, diag::CLOSURE_EXPRESSION),
             syn::Expr::Reference(r) => self.expr(&r.expr),

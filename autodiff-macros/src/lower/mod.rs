@@ -216,6 +216,19 @@ fn scalar_out_parameters(sig: &Signature, body: &syn::Block) -> syn::Block {
             }
             syn::visit_mut::visit_expr_mut(self, e);
         }
+        // (a macro's arguments, when they are expressions: `relative_eq!(*x, x_new)`)
+        fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+            use syn::punctuated::Punctuated;
+            let Ok(mut args) =
+                m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            else {
+                return;
+            };
+            for a in args.iter_mut() {
+                self.visit_expr_mut(a);
+            }
+            m.tokens = args.to_token_stream();
+        }
     }
     let names: Vec<String> = sig
         .params
