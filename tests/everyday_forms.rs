@@ -1862,7 +1862,10 @@ fn macro_guards(a: f64, b: f64) -> f64 {
     let near = relative_eq!(a, b, max_relative = 0.5);
     let below = matches!(a.partial_cmp(&b), Some(core::cmp::Ordering::Less));
     let label = format!("{a:.3} vs {b}");
-    assert!(a.is_finite() && !relative_eq!(b, f64::MAX), "a = {a}, b = {b}");
+    assert!(
+        a.is_finite() && !relative_eq!(b, f64::MAX),
+        "a = {a}, b = {b}"
+    );
     if label.is_empty() {
         return 0.0;
     }
@@ -1904,4 +1907,147 @@ fn macros_whose_value_is_not_a_float() {
         let t = jvp!(macro_guards)(a, b, 0.3, -0.7);
         assert!(close(t.1, 0.3 * g.0 - 0.7 * g.1, 1e-12));
     }
+}
+
+// --- `sin_cos`, `Vec` methods that change a length, `for` over `map` ------------------------
+
+/// `t.sin_cos()` and its path form.
+#[differentiable]
+fn polar_mix(r: f64, t: f64) -> f64 {
+    let (s, c) = t.sin_cos();
+    let (s2, c2) = f64::sin_cos(2.0 * t);
+    r * c + r * r * s + s2 * c2
+}
+
+/// `retain` keeps the positive elements (their adjoints stay with them).
+#[differentiable]
+fn retained_squares(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.retain(|x| *x > 0.0);
+    v.iter().map(|x| x * x).sum()
+}
+
+/// `extend` of a slice's items, of an array literal, of a mapped iterator.
+#[differentiable]
+fn extended_by(xs: &[f64], y: f64) -> f64 {
+    let mut v = Vec::with_capacity(2 * xs.len() + 2);
+    v.extend(xs.iter());
+    v.extend_from_slice(&[y, 2.0 * y]);
+    v.extend(xs.iter().map(|x| x * y));
+    v.iter().sum::<f64>() * v.len() as f64
+}
+
+/// `truncate`, then `clear` and a push.
+#[differentiable]
+fn truncated(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.truncate(2);
+    v.push(v[0] * v[1]);
+    let s: f64 = v.iter().sum();
+    v.clear();
+    v.push(s * s);
+    v[0]
+}
+
+/// A `for` loop over mapped items, with an outer name the closure's parameter shadows.
+#[differentiable]
+fn mapped_loop(xs: &[f64], y: f64) -> f64 {
+    let x = 3.0 * y;
+    let mut s = 0.0;
+    for t in xs.iter().map(|x| x * y) {
+        s += t * x;
+    }
+    s
+}
+
+/// A local `Vec` iterated, then replaced by a shorter one: the reverse sweep walks the loop
+/// as many times as the forward one did (it walked the new length, one element off, before).
+#[differentiable]
+fn iterated_then_replaced(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let mut kept = Vec::with_capacity(v.len());
+    for (i, x) in v.iter().enumerate() {
+        if *x > 0.0 {
+            kept.push(v[i]);
+        }
+    }
+    v = kept;
+    v.iter().map(|x| x * x).sum()
+}
+
+#[test]
+fn sin_cos_vec_methods_and_mapped_loops() {
+    let x = [0.3, -1.2, 0.7, 1.9, 2.5];
+    let (r, t) = (1.3, 0.4);
+    let g = gradients_function!(polar_mix)(r, t);
+    // by hand: ∂r = cos t + 2r sin t; ∂t = −r sin t + r² cos t + 2 cos 4t
+    let by_hand = [
+        t.cos() + 2.0 * r * t.sin(),
+        -r * t.sin() + r * r * t.cos() + 2.0 * (4.0 * t).cos(),
+    ];
+    assert!(close(g.0, by_hand[0], 1e-12) && close(g.1, by_hand[1], 1e-12));
+    close_to2(
+        &[g.0, g.1],
+        &fd2(|p| polar_mix(p[0], p[1]), &[r, t]),
+        "polar_mix",
+    );
+    let j = jvp!(polar_mix)(r, t, 0.5, -1.0);
+    assert!(close(j.1, 0.5 * g.0 - g.1, 1e-12));
+
+    // retained: 2x where x > 0, else 0 (both loops, and the one written out)
+    let by_hand: Vec<f64> = x
+        .iter()
+        .map(|&v| if v > 0.0 { 2.0 * v } else { 0.0 })
+        .collect();
+    for (name, f, g) in [
+        (
+            "retained_squares",
+            retained_squares as fn(&[f64]) -> f64,
+            gradients_function!(retained_squares)(&x),
+        ),
+        (
+            "iterated_then_replaced",
+            iterated_then_replaced,
+            gradients_function!(iterated_then_replaced)(&x),
+        ),
+    ] {
+        close_to2(&g, &by_hand, name);
+        close_to2(&g, &fd2(f, &x), name);
+    }
+
+    // extended: f = (Σx + 3y + yΣx)·(2n + 2)
+    let y = 0.5;
+    let (g, gy) = gradients_function!(extended_by)(&x, y);
+    let m = (2 * x.len() + 2) as f64;
+    let sx: f64 = x.iter().sum();
+    close_to2(&g, &vec![(1.0 + y) * m; x.len()], "extended_by ∂x");
+    assert!(close(gy, (3.0 + sx) * m, 1e-12));
+    let p: Vec<f64> = x.iter().copied().chain([y]).collect();
+    close_to2(
+        &[g, vec![gy]].concat(),
+        &fd2(|p| extended_by(&p[..5], p[5]), &p),
+        "extended_by",
+    );
+
+    // truncated: f = (x0 + x1 + x0·x1)²
+    let g = gradients_function!(truncated)(&x);
+    let s = x[0] + x[1] + x[0] * x[1];
+    let by_hand = [
+        2.0 * s * (1.0 + x[1]),
+        2.0 * s * (1.0 + x[0]),
+        0.0,
+        0.0,
+        0.0,
+    ];
+    close_to2(&g, &by_hand, "truncated");
+    close_to2(&g, &fd2(truncated, &x), "truncated");
+
+    // mapped_loop: f = Σ x·y·3y
+    let (g, gy) = gradients_function!(mapped_loop)(&x, y);
+    close_to2(&g, &vec![3.0 * y * y; x.len()], "mapped_loop ∂x");
+    assert!(close(gy, 6.0 * y * sx, 1e-12));
+    let v = vjp!(mapped_loop)(&x, y);
+    let (vx, vy) = (v.1)(1.0);
+    close_to2(&vx, &g, "mapped_loop vjp");
+    assert!(close(vy, gy, 1e-12));
 }

@@ -351,8 +351,10 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
             let call = next.is_some_and(
                 |n| matches!(n, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis),
             );
-            let after_dot =
-                prev.is_some_and(|p| matches!(p, TokenTree::Punct(p) if p.as_char() == '.'));
+            let dot = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == '.');
+            // (a method's or field's name, not the start of a range's end: `0..__c0.len()`
+            // names the cell `__c0`, whose length may change)
+            let after_dot = dot(prev) && !dot(k.checked_sub(2).and_then(|q| tts.get(q)));
             let after_as = matches!(prev, Some(proc_macro2::TokenTree::Ident(p)) if p == "as");
             // Only the IR's own variables: a user name (a captured variable, a constant)
             // would be captured again by the reverse sweep's closure. A cell (`__cN`)

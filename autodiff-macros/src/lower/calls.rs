@@ -45,6 +45,9 @@ impl Lowering<'_> {
         if let Some(v) = self.pushed(e, m) {
             return v;
         }
+        if let Some(v) = self.vec_mutation(e, m) {
+            return v;
+        }
         if let Some(v) = self.array_map(e, m) {
             return v;
         }
@@ -81,7 +84,8 @@ impl Lowering<'_> {
         if name == "mapv_inplace" && m.args.len() == 1 {
             if let Some(Place::Cell(_)) = self.place(&m.receiver) {
                 let (recv, f) = (&m.receiver, &m.args[0]);
-                let value: syn::Expr = syn::parse_quote_spanned!(e.span()=> #recv.mapv(#f));
+                let value = syn::parse_quote_spanned!(e.span()=> #recv.mapv(#f));
+                let value = self.synth.get(e, "mapv_inplace", value);
                 return self.assign(recv, &value, None, e);
             }
         }
@@ -90,6 +94,7 @@ impl Lowering<'_> {
         if rules::method_rule(&name).is_none()
             && !on_self
             && name != "clone"
+            && name != "sin_cos"
             && name != "to_vec"
             && !self.receiver_of_user_type(&m.receiver)
             && !self.made_value_receiver(m)
@@ -198,6 +203,7 @@ impl Lowering<'_> {
                 [#(#items),*]
             }
         };
+        let block = self.synth.get(e, "array_map", block);
         Some(self.expr(&block))
     }
 
@@ -265,6 +271,80 @@ impl Lowering<'_> {
         self.block
             .stmts
             .push(Stmt::WriteIndex { cell, index, value });
+        Some(Value::Tuple(Vec::new()))
+    }
+
+    /// `v.extend(it)` (of any iterator a `for` loop takes; the forms of a slice's items are
+    /// loops already, see `iterators::effects_as_loops`), `v.truncate(n)`, `v.clear()` and
+    /// `v.retain(|x| …)` of a local `Vec` holding or given differentiable values: lowered as
+    /// the loops of `push`es and the whole assignments they amount to (an assignment of
+    /// another length keeps the old value's extent for the reverse sweep).
+    fn vec_mutation(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
+        let name = m.method.to_string();
+        let known = matches!(
+            (name.as_str(), m.args.len()),
+            ("extend" | "truncate" | "retain", 1) | ("clear", 0)
+        );
+        if !known || !self.references_active(e) {
+            return None;
+        }
+        let Some(Place::Cell(cell)) = self.place(&m.receiver) else {
+            return None;
+        };
+        if self.cells[cell.0].bound_to.is_some() {
+            // a `&mut` parameter: its length is the caller's
+            return None;
+        }
+        let v = &m.receiver;
+        let span = e.span();
+        let item = syn::Ident::new("__autodiff_item", span);
+        let block: syn::Expr = match name.as_str() {
+            "extend" => {
+                let it = &m.args[0];
+                syn::parse_quote_spanned! {span=>
+                    for #item in #it {
+                        #v.push(#item.clone());
+                    }
+                }
+            }
+            "truncate" => {
+                let n = &m.args[0];
+                syn::parse_quote_spanned! {span=>
+                    #v = #v[..::core::cmp::min(#n, #v.len())].to_vec()
+                }
+            }
+            "clear" => syn::parse_quote_spanned! {span=> #v = ::std::vec::Vec::new() },
+            _ => {
+                // `retain(|x| keep)`: the kept elements pushed in order
+                let syn::Expr::Closure(c) = &m.args[0] else {
+                    return None;
+                };
+                if c.inputs.len() != 1 || c.asyncness.is_some() {
+                    return None;
+                }
+                // (the closure's parameter is the loop's pattern, its type left out)
+                let pat = match &c.inputs[0] {
+                    syn::Pat::Type(t) => &*t.pat,
+                    p => p,
+                };
+                let keep = &c.body;
+                let kept = syn::Ident::new("__autodiff_kept", span);
+                let index = syn::Ident::new("__autodiff_index", span);
+                syn::parse_quote_spanned! {span=>
+                    {
+                        let mut #kept = ::std::vec::Vec::with_capacity(#v.len());
+                        for (#index, #pat) in #v.iter().enumerate() {
+                            if #keep {
+                                #kept.push(#v[#index].clone());
+                            }
+                        }
+                        #v = #kept
+                    }
+                }
+            }
+        };
+        let block = self.synth.get(e, "vec_mutation", block);
+        self.expr(&block);
         Some(Value::Tuple(Vec::new()))
     }
 
@@ -576,6 +656,20 @@ impl Lowering<'_> {
         args: Vec<Operand>,
     ) -> Value {
         let name = method.to_string();
+        // `x.sin_cos()`, `f64::sin_cos(x)`: the pair of the two rules' values
+        if name == "sin_cos" && args.len() == 1 {
+            let part = |this: &mut Self, part: &str| {
+                let id = syn::Ident::new(part, method.span());
+                let mut callee = callee.clone();
+                if let Some(last) = callee.as_mut().and_then(|p| p.path.segments.last_mut()) {
+                    last.ident = id.clone();
+                }
+                this.method_prim(e, &id, callee, args.clone())
+            };
+            let sin = part(self, "sin");
+            let cos = part(self, "cos");
+            return Value::Tuple(vec![sin, cos]);
+        }
         // (`x.sqrt()` and `T::sqrt(x)` of the float type parameter; `f64::cos(x)` names its
         // type, which the runtime's generic function would not)
         let qualified = self.float_type.as_ref().is_some_and(|t| match &callee {

@@ -337,6 +337,31 @@ impl Lowering<'_> {
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
+        // `for y in it.map(|x| …) { body }`: the closure bound as a local one, called on each
+        // item of `it` (`for x in it { let y = map(x); body }`)
+        if let syn::Expr::MethodCall(m) = &*f.expr {
+            if let (true, [syn::Expr::Closure(c)]) =
+                (m.method == "map", &m.args.iter().collect::<Vec<_>>()[..])
+            {
+                if c.inputs.len() == 1 && c.asyncness.is_none() {
+                    let span = m.method.span();
+                    let map = syn::Ident::new("__autodiff_map", span);
+                    let item = syn::Ident::new("__autodiff_mapped", span);
+                    let (it, label, pat, body) = (&m.receiver, &f.label, &f.pat, &f.body);
+                    let block = syn::parse_quote_spanned! {span=>
+                        {
+                            let #map = #c;
+                            #label for #item in #it {
+                                let #pat = #map(#item);
+                                #body
+                            }
+                        }
+                    };
+                    let block = self.synth.get(f, "for_map", block);
+                    return self.expr(&block);
+                }
+            }
+        }
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         let body: syn::Expr = syn::Expr::Block(syn::ExprBlock {
             attrs: Vec::new(),

@@ -1084,7 +1084,8 @@ fn integer_range(e: &syn::Expr) -> bool {
 }
 
 /// `v.extend_from_slice(s)` (also `v.extend(s.iter())`, `.copied()`, `.cloned()`, and
-/// `v.extend(&s)`) on a `Vec` named by a local: the loop of pushes it is,
+/// `v.extend(&s)`; of an array literal, `&[a, b]`, its pushes) on a `Vec` named by a local:
+/// the loop of pushes it is,
 /// `for e in s.iter() { v.push(*e); }`, whose reverse the lowering knows (each push's
 /// element adjoint moves to the element it copied, and the growth is undone).
 fn extend_as_pushes(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
@@ -1113,6 +1114,13 @@ fn extend_as_pushes(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     };
     let span = m.method.span();
     let v = &m.receiver;
+    // `v.extend_from_slice(&[a, b])`: each pushed
+    if let syn::Expr::Reference(r) = arg {
+        if let syn::Expr::Array(a) = &*r.expr {
+            let items = a.elems.iter();
+            return Some(syn::parse_quote_spanned!(span=> { #(#v.push(#items);)* }));
+        }
+    }
     let e = syn::Ident::new("__autodiff_extended", proc_macro2::Span::mixed_site());
     let iter: syn::Expr = match (m.method == "extend_from_slice", arg) {
         (true, _) | (false, syn::Expr::Reference(_)) => {

@@ -87,6 +87,8 @@ pub struct Lowering<'a> {
     sequences: HashSet<VarId>,
     errors: &'a mut Errors,
     assumed_active_cells: &'a HashSet<usize>,
+    /// Syntax the lowering writes in place of the user's, kept across passes.
+    synth: &'a Synth,
     found_active_cells: HashSet<usize>,
     /// Each cell's key (see [`active_key`]).
     cell_keys: Vec<usize>,
@@ -167,11 +169,12 @@ pub fn lower(
             sig,
         )),
     )));
+    let synth = Synth::default();
     let mut assumed = HashSet::new();
     let mut union = HashSet::new();
     for _ in 0..12 {
         let mut pass_errors = Errors::default();
-        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed);
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &assumed, &synth);
 
         if found == assumed {
             errors.extend(pass_errors);
@@ -182,7 +185,7 @@ pub fn lower(
     }
     loop {
         let mut pass_errors = Errors::default();
-        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &union);
+        let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &union, &synth);
         if found.is_subset(&union) {
             errors.extend(pass_errors);
             return ir;
@@ -297,6 +300,7 @@ fn lower_pass(
     body: &syn::Block,
     errors: &mut Errors,
     assumed: &HashSet<usize>,
+    synth: &Synth,
 ) -> (Body, HashSet<usize>) {
     let mut l = Lowering {
         vars: Vec::new(),
@@ -339,6 +343,7 @@ fn lower_pass(
         },
         errors,
         assumed_active_cells: assumed,
+        synth,
         found_active_cells: HashSet::new(),
         cell_keys: Vec::new(),
         next_flag_key: usize::MAX >> 2,
@@ -520,6 +525,23 @@ fn sequence_type(ty: &syn::Type) -> bool {
 
 fn node_key<T>(node: &T) -> usize {
     node as *const T as usize
+}
+
+/// Syntax the lowering writes in place of the user's (`v.retain(…)` as its loop, `p.map(f)`
+/// of an array as its elements), made once per node and kept across the fixpoint's passes:
+/// cells are keyed by the address of the syntax that makes them ([`node_key`]), which must
+/// be the same in every pass.
+#[derive(Default)]
+struct Synth(std::cell::RefCell<HashMap<(usize, &'static str), std::rc::Rc<syn::Expr>>>);
+
+impl Synth {
+    /// The syntax written for `node` (by `what`), `made` the first time.
+    fn get<T>(&self, node: &T, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
+        let mut map = self.0.borrow_mut();
+        map.entry((node_key(node), what))
+            .or_insert_with(|| std::rc::Rc::new(made))
+            .clone()
+    }
 }
 
 /// Whether a value of this type may be an array (or of a type the macro does not know):
