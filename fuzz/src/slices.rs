@@ -152,6 +152,9 @@ const FEATURES: &[&str] = &[
     "iterator chain: filter, step_by",
     "sorted copy (sort_by)",
     "a local `Vec` read by index, then assigned another length",
+    "a local `Vec` iterated, then assigned another length",
+    "`retain` of a local `Vec`",
+    "`truncate` of a local `Vec`",
     "&mut f64 helper: a local",
     "&mut f64 helper: an element of a local buffer",
     "fields of derived structs written in place (a collected `Vec`, a local)",
@@ -665,12 +668,34 @@ impl SliceGen<'_> {
                         out.push(self.line(format!("let {md} = {m}[{}] * {k};", l / 2)));
                         self.features.insert("sorted copy (sort_by)");
                         if (self.counter / 4).is_multiple_of(2) {
-                            // read by index, then assigned a value one shorter
-                            let m2 = self.fresh("md");
+                            // iterated with a branch, read by index, then assigned a value
+                            // one shorter (a new one, or itself truncated)
+                            let (it, kept) = (self.fresh("it"), self.fresh("kept"));
+                            out.push(self.line(format!("let mut {it} = 0.0;")));
                             out.push(self.line(format!(
-                                "{m} = {s}[..{}].iter().map(|v| v * {k}).collect();",
-                                l - 1
+                                "for (i, v) in {m}.iter().enumerate() {{ if *v > {c} {{ {it} += v * {m}[i] * {k}; }} }}"
                             )));
+                            self.features
+                                .insert("a local `Vec` iterated, then assigned another length");
+                            self.terms.push(it);
+                            out.push(self.line(format!("let mut {kept} = {m}.clone();")));
+                            out.push(self.line(format!("{kept}.retain(|v| *v > {c} * {k});")));
+                            let ks = self.fresh("ks");
+                            out.push(self.line(format!(
+                                "let {ks} = {kept}.iter().map(|v| v * v).sum::<f64>();"
+                            )));
+                            self.features.insert("`retain` of a local `Vec`");
+                            self.terms.push(ks);
+                            let m2 = self.fresh("md");
+                            if (self.counter / 8).is_multiple_of(2) {
+                                out.push(self.line(format!(
+                                    "{m} = {s}[..{}].iter().map(|v| v * {k}).collect();",
+                                    l - 1
+                                )));
+                            } else {
+                                out.push(self.line(format!("{m}.truncate({});", l - 1)));
+                                self.features.insert("`truncate` of a local `Vec`");
+                            }
                             out.push(
                                 self.line(format!("let {m2} = {m}[{}] * {md} + {m}[0];", l - 2)),
                             );

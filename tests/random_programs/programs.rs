@@ -701,20 +701,24 @@ program! {
         let mut m16 = s14.to_vec();
         m16.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md17 = m16[4] * -0.5;
+        let mut it18 = 0.0;
+        for (i, v) in m16.iter().enumerate() { if *v > t1.tanh() * 0.75 { it18 += v * m16[i] * -0.5; } }
+        let mut kept19 = m16.clone();
+        kept19.retain(|v| *v > t1.tanh() * 0.75 * -0.5);
+        let ks20 = kept19.iter().map(|v| v * v).sum::<f64>();
         m16 = s14[..7].iter().map(|v| v * -0.5).collect();
-        let md18 = m16[6] * md17 + m16[0];
-        let t19 = p20_h0(&w, w[0]);
-        let t20 = p20_h0(&s14[2..=5], t19.tanh() * 0.5);
-        let mut buf21 = vec![0.5; 2];
-        p20_h2(t11.tanh(), &xs[1..2], &mut buf21);
-        p20_h3(&mut buf21, &xs[2..7], w[0] * 0.75);
-        buf21[0..2].copy_from_slice(&xs[3..5]);
-        let (h25, c26) = buf21.split_at_mut(1);
-        p20_h2(t15.tanh(), xs, h25);
-        let t27 = c26[0] * 0.3 + h25[h25.len() - 1] + c26.len() as f64 * 0.1;
-        let t28 = buf21[0] + buf21[1] * 0.25;
-        let t29 = p20_h0(&buf21, a);
-        t29 + t28 + t27 + t20 + t19 + w[1] * 0.5 + a * 0.3
+        let md21 = m16[6] * md17 + m16[0];
+        let t22 = p20_h0(&w, w[0]);
+        let t23 = p20_h0(&s14[2..=5], t22.tanh() * 0.5);
+        let mut buf24 = vec![0.5; 2];
+        p20_h2(t11.tanh(), &xs[1..2], &mut buf24);
+        p20_h3(&mut buf24, &xs[2..7], w[0] * 0.75);
+        buf24[0..2].copy_from_slice(&xs[3..5]);
+        let (h28, c29) = buf24.split_at_mut(1);
+        p20_h2(t15.tanh(), xs, h28);
+        let t30 = c29[0] * 0.3 + h28[h28.len() - 1] + c29.len() as f64 * 0.1;
+        let t31 = buf24[0] + buf24[1] * 0.25;
+        t31 + t30 + t23 + t22 + md17 + w[1] * 0.5 + a * 0.3
     }
     check_p20(seed = 0x80420f1bfb46ab6b, inputs = 12, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), &p[3..11], p[11]));
 }
@@ -1708,31 +1712,35 @@ program! {
         let mut m16 = s14.to_vec();
         m16.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md17 = m16[1] * 0.75;
+        let mut it18 = 0.0;
+        for (i, v) in m16.iter().enumerate() { if *v > t2.tanh() { it18 += v * m16[i] * 0.75; } }
+        let mut kept19 = m16.clone();
+        kept19.retain(|v| *v > t2.tanh() * 0.75);
+        let ks20 = kept19.iter().map(|v| v * v).sum::<f64>();
         m16 = s14[..2].iter().map(|v| v * 0.75).collect();
-        let md18 = m16[1] * md17 + m16[0];
-        let mut buf19 = vec![0.6; 2];
-        let t20 = p55_h1(w[0], &buf1, &mut buf19).tanh();
-        p55_h0(&mut buf19, t20.tanh());
-        let (h21, c22) = buf19.split_at_mut(1);
-        p55_h0(h21, t2.tanh());
-        let t23 = c22[0] * 0.5 + h21[h21.len() - 1] + c22.len() as f64 * 0.1;
-        let t24 = buf19[0] + buf19[1] * 0.6;
-        let t25 = p55_h5(&buf1[..], t8.tanh()).sin();
-        let mut buf26 = vec![0.0; 2];
+        let md21 = m16[1] * md17 + m16[0];
+        let mut buf22 = vec![0.6; 2];
+        buf22.reverse();
+        let t23 = p55_h1(w[0], &buf1, &mut buf22).tanh();
+        p55_h0(&mut buf22, t23.tanh());
+        let (h24, c25) = buf22.split_at_mut(1);
+        p55_h0(h24, t2.tanh());
+        let t26 = c25[0] * 0.5 + h24[h24.len() - 1] + c25.len() as f64 * 0.1;
+        let t27 = buf22[0] + buf22[1] * 0.6;
+        let t28 = p55_h5(&buf1[..], t8.tanh()).sin();
+        let mut buf29 = vec![0.0; 2];
         for i in 0..2 {
-            buf26[i] = xs[i + 0] * t20.tanh() * -0.5;
+            buf29[i] = xs[i + 0] * t23.tanh() * -0.5;
         }
-        buf26.reverse();
-        let _ = p55_h3(&mut buf26, &xs[..8], t9.tanh());
-        let t27 = p55_h3(&mut buf26, &buf19[..], t8.tanh()).tanh();
-        p55_h0(&mut buf26, a * 0.25);
-        for (i29, v28) in buf26.iter_mut().enumerate() {
-            *v28 += t27.tanh() * 0.1 * i29 as f64;
+        let _ = p55_h3(&mut buf29, &xs[..8], t9.tanh());
+        let t30 = p55_h3(&mut buf29, &buf22[..], t8.tanh()).tanh();
+        p55_h0(&mut buf29, a * 0.25);
+        for (i32, v31) in buf29.iter_mut().enumerate() {
+            *v31 += t30.tanh() * 0.1 * i32 as f64;
         }
-        let t31 = buf26[0] + buf26[1] * 0.5;
-        let t32 = p55_h5(&xs[2..], t23.tanh());
-        let t33 = p55_h4(&buf26, a);
-        t33 + t32 + t31 + t27 + t25 + w[1] * 0.5 + a * 0.3
+        let t34 = buf29[0] + buf29[1] * 0.5;
+        let t35 = p55_h5(&xs[2..], t26.tanh());
+        t35 + t34 + t30 + t28 + t27 + w[1] * 0.5 + a * 0.3
     }
     check_p55(seed = 0xbd47a796ba1dd051, inputs = 13, calls = [], at = |p| (p[0], p[1], &p[2..10], <[f64; 3]>::try_from(&p[10..13]).unwrap()),
         params = ["a"] at [0]);
@@ -2905,19 +2913,26 @@ program! {
         let mut m8 = s6.to_vec();
         m8.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md9 = m8[1] * 0.25;
-        m8 = s6[..2].iter().map(|v| v * 0.25).collect();
-        let md10 = m8[1] * md9 + m8[0];
-        let mut buf11 = vec![0.3; 3];
+        let mut it10 = 0.0;
+        for (i, v) in m8.iter().enumerate() { if *v > t4.tanh() { it10 += v * m8[i] * 0.25; } }
+        let mut kept11 = m8.clone();
+        kept11.retain(|v| *v > t4.tanh() * 0.25);
+        let ks12 = kept11.iter().map(|v| v * v).sum::<f64>();
+        m8.truncate(2);
+        let md13 = m8[1] * md9 + m8[0];
+        let mut buf14 = vec![0.3; 3];
+        buf14.reverse();
         for _ in 0..3 {
-            p88_h3(&mut buf11[0..], &s1[1..3], t7.tanh());
+            p88_h3(&mut buf14[0..], &s1[1..3], t7.tanh());
         }
-        let (h12, c13) = buf11.split_at_mut(1);
-        p88_h4(h12, c13, t4.tanh() * 0.25);
-        let t14 = c13[0] * 0.3 + h12[h12.len() - 1] + c13.len() as f64 * 0.1;
-        let t15 = buf11[0] + buf11[2] * -0.5;
-        let t16 = p88_h5(s6, t2.tanh(), 3);
-        let t17 = match p88_h6(&s1[..], a * 0.6) { Some(v) => v, None => a * 0.6 * 0.75 };
-        t17 + t16 + t15 + t14 + md9 + ys[2] + a * 0.3
+        let (h15, c16) = buf14.split_at_mut(1);
+        p88_h4(h15, c16, t4.tanh() * 0.25);
+        let t17 = c16[0] * 0.3 + h15[h15.len() - 1] + c16.len() as f64 * 0.1;
+        let t18 = buf14[0] + buf14[2] * -0.5;
+        let t19 = p88_h5(s6, t2.tanh(), 3);
+        let t20 = match p88_h6(&s1[..], a * 0.6) { Some(v) => v, None => a * 0.6 * 0.75 };
+        let t21 = p88_h1(&buf14, a);
+        t21 + t20 + t19 + t18 + t17 + ys[2] + a * 0.3
     }
     check_p88(seed = 0xd416aea8346e4e1b, inputs = 11, calls = [], at = |p| (&p[0..7], p[7], &mut p[8..11].to_vec()));
 }
@@ -3453,14 +3468,19 @@ program! {
         let mut m8 = s6.to_vec();
         m8.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md9 = m8[1] * 0.3;
-        m8 = s6[..2].iter().map(|v| v * 0.3).collect();
-        let md10 = m8[1] * md9 + m8[0];
-        let arr11 = p108_h2(&xs[..5], a);
-        let t12 = arr11[0] * arr11[0];
-        let s13 = &s6[..];
-        let t14 = (s13[2] * t7.tanh() + s13[1]).sin() + s13[s13.len() - 1] * 0.75;
-        let f15 = s13.iter().filter(|v| **v > t7.tanh() * 0.75).map(|v| v * v).sum::<f64>() + s13.iter().step_by(2).map(|v| v * 0.75).sum::<f64>();
-        f15 + t14 + t12 + md9 + md10 + a * 0.3
+        let mut it10 = 0.0;
+        for (i, v) in m8.iter().enumerate() { if *v > a * 0.75 { it10 += v * m8[i] * 0.3; } }
+        let mut kept11 = m8.clone();
+        kept11.retain(|v| *v > a * 0.75 * 0.3);
+        let ks12 = kept11.iter().map(|v| v * v).sum::<f64>();
+        m8.truncate(2);
+        let md13 = m8[1] * md9 + m8[0];
+        let arr14 = p108_h2(&xs[..5], a);
+        let t15 = arr14[0] * arr14[0];
+        let s16 = &s6[..];
+        let t17 = (s16[2] * t7.tanh() + s16[1]).sin() + s16[s16.len() - 1] * 0.75;
+        let (p18, q19) = s16.iter().fold((0.0, t7.tanh()), |(p, q), &v| (p + v * 0.75, (q + v).sin()));
+        q19 + p18 + t17 + t15 + md9 + a * 0.3
     }
     check_p108(seed = 0xd070e849d6b8b349, inputs = 10, calls = [], at = |p| (&p[0..8], p[8], p[9]),
         params = ["b", "a"] at [8, 9]);
@@ -5850,10 +5870,16 @@ program! {
         let mut m24 = s22.to_vec();
         m24.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md25 = m24[1] * -0.5;
-        m24 = s22[..1].iter().map(|v| v * -0.5).collect();
-        let md26 = m24[0] * md25 + m24[0];
-        let t27 = p183_h3(&xs[5..8], t2.tanh()).sin();
-        t27 + md25 + md26 + t23 + t21 + w[1] * 0.5 + a * 0.3
+        let mut it26 = 0.0;
+        for (i, v) in m24.iter().enumerate() { if *v > a { it26 += v * m24[i] * -0.5; } }
+        let mut kept27 = m24.clone();
+        kept27.retain(|v| *v > a * -0.5);
+        let ks28 = kept27.iter().map(|v| v * v).sum::<f64>();
+        m24.truncate(1);
+        let md29 = m24[0] * md25 + m24[0];
+        let t30 = p183_h3(&xs[5..8], t2.tanh()).sin();
+        let t31 = p183_h2(&buf8, a);
+        t31 + t30 + md25 + md29 + ks28 + w[1] * 0.5 + a * 0.3
     }
     check_p183(seed = 0xc1150407e659d0d9, inputs = 12, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..12]));
 }
@@ -5896,32 +5922,32 @@ program! {
     check_p185(seed = 0xfc2d0e809782a7cd, inputs = 13, calls = [], at = |p| (&Array2::from_shape_vec((3, 3), p[0..9].to_vec()).unwrap(), &Array1::from(p[9..12].to_vec()), p[12], 3));
 }
 
-#[differentiable(second_order)]
+#[differentiable]
 fn p186_h0(y: &mut [f64], s: f64) -> f64 {
     for i in 0..y.len() {
         y[i] = y[i] * 1.5 + (y[i] * s).sin() * 0.25;
     }
     y[0] * y[y.len() - 1]
 }
-#[differentiable(second_order)]
+#[differentiable]
 fn p186_h1(s: f64, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] -= (s * x[i % x.len()]).tanh() * 1.5;
     }
 }
-#[differentiable(second_order)]
+#[differentiable]
 fn p186_h2(y: &mut [f64], x: &[f64], s: f64) {
     let _ = p186_h0(y, s);
     p186_h1(s * 0.75, &x[1..], y);
 }
-#[differentiable(second_order)]
+#[differentiable]
 fn p186_h3(a: &mut [f64], b: &mut [f64], s: f64) {
     for i in 0..a.len().min(b.len()) {
         b[i] = b[i] * 0.6 + (a[i] * s).cos();
         a[i] = (b[i] * 0.75).tanh() + a[i] * 0.5;
     }
 }
-#[differentiable(second_order)]
+#[differentiable]
 fn p186_h4(v: &[f64], s: f64) -> f64 {
     let mut acc = 0.0;
     for i in 0..v.len() {
@@ -5929,8 +5955,15 @@ fn p186_h4(v: &[f64], s: f64) -> f64 {
     }
     acc * 0.3 + v[0] * v[v.len() - 1]
 }
+#[differentiable]
+fn p186_h5(x: &mut f64, v: &[f64], s: f64) -> bool {
+    let old = *x;
+    *x = (*x * s).cos() * 0.5 + v[0] * old;
+    *x += v[v.len() - 1] * 0.5;
+    old.abs() < x.abs()
+}
 program! {
-    #[differentiable(second_order)]
+    #[differentiable]
     fn p186(w: [f64; 3], b: f64, xs: &[f64], a: f64) -> f64 {
         let mut buf1 = vec![0.25; 4];
         p186_h2(&mut buf1, &xs[..], b);
@@ -5956,18 +5989,26 @@ program! {
         let mut m16 = s14.to_vec();
         m16.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md17 = m16[3] * 0.3;
+        let mut it18 = 0.0;
+        for (i, v) in m16.iter().enumerate() { if *v > t8.tanh() { it18 += v * m16[i] * 0.3; } }
+        let mut kept19 = m16.clone();
+        kept19.retain(|v| *v > t8.tanh() * 0.3);
+        let ks20 = kept19.iter().map(|v| v * v).sum::<f64>();
         m16 = s14[..5].iter().map(|v| v * 0.3).collect();
-        let md18 = m16[4] * md17 + m16[0];
-        let t19 = p186_h4(&s14[3..], t8.tanh());
-        let s20 = &s14[4..=5];
-        let t21 = (s20[0] * t8.tanh() + s20[0]).sin() + s20[s20.len() - 1] * 0.5;
-        let (p22, q23) = s20.iter().fold((0.0, t8.tanh()), |(p, q), &v| (p + v * 0.5, (q + v).sin()));
-        let s24 = &xs[0..3];
-        let t25 = (s24[2] * a * 0.25 + s24[0]).sin() + s24[s24.len() - 1] * 0.3;
-        let (p26, q27) = s24.iter().fold((0.0, a * 0.25), |(p, q), &v| (p + v * 0.3, (q + v).sin()));
-        let t28 = p186_h4(&s24[0..2], t25.tanh() * 0.3);
-        let t29 = p186_h4(&buf6, a);
-        t29 + t28 + q27 + p26 + t25 + w[1] * 0.5 + a * 0.3
+        let md21 = m16[4] * md17 + m16[0];
+        let t22 = p186_h4(&s14[3..], t8.tanh());
+        let s23 = &s14[4..=5];
+        let t24 = (s23[0] * t8.tanh() + s23[0]).sin() + s23[s23.len() - 1] * 0.5;
+        let g25 = s23.get(1).copied().unwrap_or(t8.tanh()) + if let Some(&v) = s23.get(0) { v * 0.5 } else { t8.tanh() * t8.tanh() };
+        let s26 = &xs[0..3];
+        let t27 = (s26[2] * a * 0.25 + s26[0]).sin() + s26[s26.len() - 1] * 0.3;
+        let mut m28 = s26.to_vec();
+        m28.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let md29 = m28[1] * 0.3;
+        let mut e31 = xs.to_vec();
+        let _ = p186_h5(&mut e31[1], s14, t15.tanh());
+        let t30 = e31[1] * t15.tanh() + e31[0];
+        t30 + md29 + t27 + g25 + t24 + w[1] * 0.5 + a * 0.3
     }
     check_p186(seed = 0x9eb71c05d387efcd, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]));
 }
@@ -6148,9 +6189,14 @@ program! {
         let mut m16 = s14.to_vec();
         m16.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let md17 = m16[1] * 0.3;
+        let mut it18 = 0.0;
+        for (i, v) in m16.iter().enumerate() { if *v > w[0] { it18 += v * m16[i] * 0.3; } }
+        let mut kept19 = m16.clone();
+        kept19.retain(|v| *v > w[0] * 0.3);
+        let ks20 = kept19.iter().map(|v| v * v).sum::<f64>();
         m16 = s14[..1].iter().map(|v| v * 0.3).collect();
-        let md18 = m16[0] * md17 + m16[0];
-        md17 + md18 + t15 + md13 + t11 + w[1] * 0.5 + a * 0.3
+        let md21 = m16[0] * md17 + m16[0];
+        md17 + md21 + ks20 + it18 + t15 + w[1] * 0.5 + a * 0.3
     }
     check_p191(seed = 0xc7a2ad8d1c7949b3, inputs = 13, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], p[4], &p[5..13]));
 }
