@@ -729,3 +729,193 @@ fn chained_sequences() {
     two!(c_local);
     two!(c_continue);
 }
+
+// --- `take_while` and `scan` -----------------------------------------------------------------
+
+/// `take_while` before a `map` and a `sum`: the terms up to the first item ≥ 2.
+#[differentiable]
+fn sines_below_two(xs: &[f64]) -> f64 {
+    xs.iter().take_while(|x| **x < 2.0).map(|x| x.sin()).sum()
+}
+
+/// A `for` loop over a filter then a `take_while` that reads another parameter.
+#[differentiable]
+fn filtered_then_taken(xs: &[f64], y: f64) -> f64 {
+    let mut s = 0.0;
+    for x in xs
+        .iter()
+        .filter(|x| **x > -1.0)
+        .take_while(|x| **x * y < 1.5)
+    {
+        s += x * x * y;
+    }
+    s
+}
+
+/// Running sums by `scan`, squared and summed.
+#[differentiable]
+fn running_sums(xs: &[f64]) -> f64 {
+    xs.iter()
+        .scan(0.0, |acc, &x| {
+            *acc += x;
+            Some(*acc)
+        })
+        .map(|c| c * c)
+        .sum()
+}
+
+/// A damped running state that stops the iteration (`None`) once it passes 3, in a `for`
+/// loop, and the same state folded with a typed accumulator.
+#[differentiable]
+fn damped_until(xs: &[f64], y: f64) -> f64 {
+    let mut s = 0.0;
+    for c in xs.iter().scan(y, |acc, &x| {
+        *acc = *acc * 0.5 + x;
+        if *acc > 3.0 {
+            None
+        } else {
+            Some(*acc * y)
+        }
+    }) {
+        s += c * c;
+    }
+    s
+}
+
+#[differentiable]
+fn damped_fold(xs: &[f64], y: f64) -> f64 {
+    xs.iter()
+        .scan(1.0, |acc: &mut f64, x| {
+            *acc = *acc * y + x;
+            Some(acc.sin())
+        })
+        .fold(0.0, |a, c| a + c * y)
+}
+
+#[test]
+fn take_while_and_scan() {
+    let x = [0.3, -1.2, 0.7, 1.9, 2.5, 3.0, 0.1];
+    // sines_below_two: cos x for the first four, then nothing
+    let g = gradients_function!(sines_below_two)(&x);
+    let by_hand: Vec<f64> = (0..x.len())
+        .map(|i| if i < 4 { x[i].cos() } else { 0.0 })
+        .collect();
+    assert_gradient_close(&g, &by_hand, 1e-12);
+    assert_gradient_close(&g, &fd(sines_below_two, &x), 1e-6);
+
+    // filtered_then_taken at y = 0.7: x[4]·y = 1.75 stops the loop, x[1] is filtered out
+    let y = 0.7;
+    let (v, (gx, gy)) = value_and_gradients_function!(filtered_then_taken)(&x, y);
+    assert!((v - filtered_then_taken(&x, y)).abs() < 1e-12);
+    let kept = [0usize, 2, 3];
+    let by_hand: Vec<f64> = (0..x.len())
+        .map(|i| {
+            if kept.contains(&i) {
+                2.0 * x[i] * y
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    assert_gradient_close(&gx, &by_hand, 1e-12);
+    let gy_by_hand: f64 = kept.iter().map(|&i| x[i] * x[i]).sum();
+    assert!((gy - gy_by_hand).abs() < 1e-12);
+    let p: Vec<f64> = x.iter().copied().chain([y]).collect();
+    let at = |p: &[f64]| filtered_then_taken(&p[..7], p[7]);
+    assert_gradient_close(&[gx.clone(), vec![gy]].concat(), &fd(at, &p), 1e-6);
+
+    // running_sums: f = Σ_k c_k², c_k = Σ_{i ≤ k} x_i, so ∂f/∂x_i = 2 Σ_{k ≥ i} c_k
+    let (v, g) = value_and_gradients_function!(running_sums)(&x);
+    assert!((v - running_sums(&x)).abs() < 1e-12);
+    let c: Vec<f64> = x
+        .iter()
+        .scan(0.0, |a, &v| {
+            *a += v;
+            Some(*a)
+        })
+        .collect();
+    let by_hand: Vec<f64> = (0..x.len())
+        .map(|i| 2.0 * c[i..].iter().sum::<f64>())
+        .collect();
+    assert_gradient_close(&g, &by_hand, 1e-12);
+    assert_gradient_close(&g, &fd(running_sums, &x), 1e-6);
+
+    // the scans that stop and fold: value, central differences, jvp, vjp
+    let y = 0.6;
+    let p: Vec<f64> = x.iter().copied().chain([y]).collect();
+    type Split = fn(&[f64], f64) -> f64;
+    for (name, f, (v, (gx, gy)), jv, vj) in [
+        (
+            "damped_until",
+            damped_until as Split,
+            value_and_gradients_function!(damped_until)(&x, y),
+            jvp!(damped_until)(&x, y, &[1.0; 7], 0.5),
+            (vjp!(damped_until)(&x, y).1)(1.0),
+        ),
+        (
+            "damped_fold",
+            damped_fold,
+            value_and_gradients_function!(damped_fold)(&x, y),
+            jvp!(damped_fold)(&x, y, &[1.0; 7], 0.5),
+            (vjp!(damped_fold)(&x, y).1)(1.0),
+        ),
+    ] {
+        assert!((v - f(&x, y)).abs() < 1e-12, "{name}: value");
+        let g = [gx.clone(), vec![gy]].concat();
+        assert_gradient_close(&g, &fd(|p| f(&p[..7], p[7]), &p), 1e-6);
+        let along = gx.iter().sum::<f64>() + 0.5 * gy;
+        assert!(
+            (jv.0 - v).abs() < 1e-12 && (jv.1 - along).abs() < 1e-10,
+            "{name}: jvp"
+        );
+        assert_gradient_close(&[vj.0, vec![vj.1]].concat(), &g, 1e-12);
+    }
+}
+
+// --- inclusive sub-ranges iterated ------------------------------------------------------------
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Pair<T: autodiff::Real> {
+    pub a: T,
+    pub b: T,
+}
+
+/// `x[a..=b].iter()` summed, looped over, and collected into a `Vec` of structs whose fields
+/// are then written in place.
+#[differentiable]
+fn inclusive_ranges(xs: &[f64], y: f64) -> f64 {
+    let s: f64 = xs[1..=2].iter().map(|v| v * v).sum();
+    let mut t = 0.0;
+    for v in xs[..=1].iter() {
+        t += v * y;
+    }
+    let mut ps: Vec<Pair<f64>> = xs[3..=3]
+        .iter()
+        .map(|&e| Pair { a: e, b: e * 0.75 })
+        .collect();
+    for p in ps.iter_mut() {
+        p.a += p.b * y;
+    }
+    s + t + ps[0].a * ps[0].b
+}
+
+#[test]
+fn inclusive_sub_ranges() {
+    let x = [0.3, -1.2, 0.7, 1.9, 2.5];
+    let y = 0.6;
+    let (gx, gy) = gradients_function!(inclusive_ranges)(&x, y);
+    // by hand: ps[0] = (x3 (1 + 0.75 y), 0.75 x3), its product 0.75 x3² (1 + 0.75 y)
+    let x3 = x[3];
+    let by_hand = [
+        y,
+        2.0 * x[1] + y,
+        2.0 * x[2],
+        1.5 * x3 * (1.0 + 0.75 * y),
+        0.0,
+    ];
+    assert_gradient_close(&gx, &by_hand, 1e-12);
+    assert!((gy - (x[0] + x[1] + 0.75 * 0.75 * x3 * x3)).abs() < 1e-12);
+    let p: Vec<f64> = x.iter().copied().chain([y]).collect();
+    let at = |p: &[f64]| inclusive_ranges(&p[..5], p[5]);
+    assert_gradient_close(&[gx, vec![gy]].concat(), &fd(at, &p), 1e-6);
+}

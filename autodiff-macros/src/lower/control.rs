@@ -337,30 +337,9 @@ impl Lowering<'_> {
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
-        // `for y in it.map(|x| …) { body }`: the closure bound as a local one, called on each
-        // item of `it` (`for x in it { let y = map(x); body }`)
-        if let syn::Expr::MethodCall(m) = &*f.expr {
-            if let (true, [syn::Expr::Closure(c)]) =
-                (m.method == "map", &m.args.iter().collect::<Vec<_>>()[..])
-            {
-                if c.inputs.len() == 1 && c.asyncness.is_none() {
-                    let span = m.method.span();
-                    let map = syn::Ident::new("__autodiff_map", span);
-                    let item = syn::Ident::new("__autodiff_mapped", span);
-                    let (it, label, pat, body) = (&m.receiver, &f.label, &f.pat, &f.body);
-                    let block = syn::parse_quote_spanned! {span=>
-                        {
-                            let #map = #c;
-                            #label for #item in #it {
-                                let #pat = #map(#item);
-                                #body
-                            }
-                        }
-                    };
-                    let block = self.synth.get(f, "for_map", block);
-                    return self.expr(&block);
-                }
-            }
+        if let Some(block) = adapted_loop(f) {
+            let block = self.synth.get(f, "adapted_loop", block);
+            return self.expr(&block);
         }
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         let body: syn::Expr = syn::Expr::Block(syn::ExprBlock {
@@ -553,6 +532,8 @@ fn expr_diverges(e: &syn::Expr) -> bool {
         syn::Expr::Macro(m) => is_diverging_macro(&m.mac),
         syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => true,
         syn::Expr::Block(b) if b.label.is_none() => block_diverges(&b.block.stmts),
+        // (`(break)`, as `match`'s arms are written out, see `options::on_presence`)
+        syn::Expr::Paren(p) => expr_diverges(&p.expr),
         _ => false,
     }
 }
@@ -649,5 +630,36 @@ fn branch_tails<'e>(e: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
 fn block_tail<'e>(b: &'e syn::Block, out: &mut Vec<&'e syn::Expr>) {
     if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last() {
         branch_tails(e, out);
+    }
+}
+
+/// A `for` loop over an adapter the lowering does not walk itself, written as a loop over
+/// the adapter's own iterator:
+/// `for y in it.map(|x| …) { body }`: the closure bound as a local one, called on each item
+/// (`for x in it { let y = map(x); body }`). (Reductions peel their maps themselves.)
+fn adapted_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(m) = &*f.expr else {
+        return None;
+    };
+    let span = m.method.span();
+    let (it, label, pat, body) = (&m.receiver, &f.label, &f.pat, &f.body);
+    match (
+        m.method.to_string().as_str(),
+        &m.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        ("map", [syn::Expr::Closure(c)]) if c.inputs.len() == 1 && c.asyncness.is_none() => {
+            let map = syn::Ident::new("__autodiff_map", span);
+            let item = syn::Ident::new("__autodiff_mapped", span);
+            Some(syn::parse_quote_spanned! {span=>
+                {
+                    let #map = #c;
+                    #label for #item in #it {
+                        let #pat = #map(#item);
+                        #body
+                    }
+                }
+            })
+        }
+        _ => None,
     }
 }

@@ -37,8 +37,17 @@ pub(super) struct Chain {
     pub sources: Vec<Source>,
     pub enumerate: bool,
     pub skipped: Vec<syn::Expr>,
-    /// `.filter(|v| …)` of the items, in order: the loop's body runs where every one holds.
-    pub filters: Vec<syn::ExprClosure>,
+    /// `.filter(|v| …)` and `.take_while(|v| …)` of the items, in order: the loop's body
+    /// runs where every one holds, and the loop ends where a `take_while`'s does not.
+    pub filters: Vec<Filter>,
+}
+
+/// A test of a chain's items (see [`Chain::filters`]).
+#[derive(Clone)]
+pub(super) struct Filter {
+    pub closure: syn::ExprClosure,
+    /// `take_while`: the first item that fails it ends the loop.
+    pub stops: bool,
 }
 
 /// Whether `e` is an iterator over a sequence (`x.iter()`, `….map(…)`, `….zip(…)`, …), as
@@ -62,6 +71,8 @@ pub(super) fn is_iterator_chain(e: &syn::Expr) -> bool {
                 | "chunks"
                 | "chunks_exact"
                 | "filter"
+                | "take_while"
+                | "scan"
         ),
         syn::Expr::Paren(p) => is_iterator_chain(&p.expr),
         _ => false,
@@ -102,13 +113,18 @@ fn source_base(e: &syn::Expr) -> Option<Source> {
             copied: false,
         }),
         syn::Expr::Index(ix) => match &*ix.index {
-            syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+            syn::Expr::Range(r) => {
                 let mut s = source_base(&ix.expr)?;
                 if s.lo.is_some() || s.hi.is_some() || !s.ops.is_empty() {
                     return None;
                 }
                 s.lo = r.start.as_deref().cloned();
-                s.hi = r.end.as_deref().cloned();
+                s.hi = match (&r.end, &r.limits) {
+                    (end, syn::RangeLimits::HalfOpen(_)) => end.as_deref().cloned(),
+                    // `x[a..=b]`: up to `b + 1`
+                    (Some(b), syn::RangeLimits::Closed(_)) => Some(syn::parse_quote!((#b) + 1)),
+                    (None, syn::RangeLimits::Closed(_)) => return None,
+                };
                 Some(s)
             }
             _ => None,
@@ -198,7 +214,7 @@ fn windowed(e: &syn::Expr) -> Option<(&syn::Expr, Windows, &syn::Expr)> {
 pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
     if let syn::Expr::MethodCall(m) = strip_copied(e) {
         // (an adapter after a filter counts the items it kept: not read)
-        if m.method == "filter" && m.args.len() == 1 {
+        if (m.method == "filter" || m.method == "take_while") && m.args.len() == 1 {
             let syn::Expr::Closure(f) = &m.args[0] else {
                 return None;
             };
@@ -206,7 +222,10 @@ pub(super) fn chain_iter(e: &syn::Expr) -> Option<Chain> {
                 return None;
             }
             let mut c = chain_iter(&m.receiver)?;
-            c.filters.push(f.clone());
+            c.filters.push(Filter {
+                closure: f.clone(),
+                stops: m.method == "take_while",
+            });
             return Some(c);
         }
         if m.method == "enumerate" && m.args.is_empty() {
@@ -288,6 +307,45 @@ impl Lowering<'_> {
         if let Some((first, second)) = chained(iter_expr) {
             self.iter_loop_dyn(label.clone(), &first, pat, body_active, body);
             return self.iter_loop_dyn(label, &second, pat, body_active, body);
+        }
+        // `it.scan(init, |acc, x| …)`: the state a local cell, the closure (bound as a local
+        // one) writing it for `*acc`; a loop over `it` whose items are the closure's values,
+        // ending where it gives `None`
+        if let Some((it, prelude)) = scanned(iter_expr) {
+            let prelude = self.synth.get(iter_expr, "scan", prelude);
+            if let syn::Expr::Block(b) = &*prelude {
+                for stmt in &b.block.stmts {
+                    if let syn::Stmt::Local(local) = stmt {
+                        self.local(local);
+                    }
+                }
+            }
+            let span = iter_expr.span();
+            let item: syn::Pat = syn::parse_quote_spanned!(span=> __autodiff_scanned);
+            let next = self.synth.get(
+                iter_expr,
+                "scan_next",
+                syn::parse_quote_spanned! {span=>
+                    match __autodiff_scan_step(__autodiff_scanned) {
+                        ::core::option::Option::Some(__autodiff_v) => __autodiff_v,
+                        ::core::option::Option::None => break,
+                    }
+                },
+            );
+            let it = self.synth.get(iter_expr, "scan_source", it);
+            return self.iter_loop_dyn(label, &it, &item, true, &mut |l| {
+                let v = l.value_of(&next);
+                // (the rest where the step gave a value: `None` left the loop)
+                let Some(guard) = l.guard() else {
+                    return;
+                };
+                let then = l.nested(false, |l| {
+                    l.bind_pattern(pat, v, None, span);
+                    body(l);
+                });
+                let els = l.nested(false, |_| {});
+                l.push_if(guard, then, els);
+            });
         }
         // An inactive sequence iterated by reference (`data.iter()`, also `.enumerate()`,
         // `.zip(…)`) whose items may meet differentiable values in the body: read its
@@ -539,12 +597,12 @@ impl Lowering<'_> {
     /// body) lowered in the branch where it holds.
     fn filtered(
         &mut self,
-        filters: &[syn::ExprClosure],
+        filters: &[Filter],
         item: Value,
         pat: &syn::Pat,
         body: impl FnOnce(&mut Self),
     ) {
-        let Some((f, rest)) = filters.split_first() else {
+        let Some((Filter { closure: f, stops }, rest)) = filters.split_first() else {
             self.bind_pattern(pat, item, None, pat.span());
             body(self);
             return;
@@ -560,7 +618,14 @@ impl Lowering<'_> {
         let cond = self.condition(&f.body);
         self.scopes.pop();
         let kept = self.nested(false, |l| l.filtered(rest, item, pat, body));
-        let skipped = self.nested(false, |_| {});
+        let span = f.span();
+        let skipped = self.nested(false, |l| {
+            if *stops {
+                // (`take_while`: the loop ends at the first item that fails)
+                let b: syn::ExprBreak = syn::parse_quote_spanned!(span=> break);
+                l.break_expr(&b);
+            }
+        });
         self.push_if(cond, kept, skipped);
     }
 
@@ -1234,4 +1299,68 @@ fn as_loop(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
             ],
         },
     }))
+}
+
+/// `it.scan(init, |acc, x| body)`: `it`, and the statements that make its state and step,
+/// `{ let mut __autodiff_scan = init; let __autodiff_scan_step = |x| body'; }` (`body'` reading
+/// and writing `__autodiff_scan` for `acc` and `*acc`).
+fn scanned(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let (true, [init, syn::Expr::Closure(c)]) =
+        (m.method == "scan", &m.args.iter().collect::<Vec<_>>()[..])
+    else {
+        return None;
+    };
+    if c.inputs.len() != 2 || c.asyncness.is_some() {
+        return None;
+    }
+    let acc = match &c.inputs[0] {
+        syn::Pat::Ident(p) => p.ident.clone(),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => p.ident.clone(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let span = m.method.span();
+    let state = syn::Ident::new("__autodiff_scan", span);
+    let mut step = (*c.body).clone();
+    syn::visit_mut::VisitMut::visit_expr_mut(
+        &mut StateReads {
+            acc: acc.to_string(),
+            state: state.clone(),
+        },
+        &mut step,
+    );
+    let x = &c.inputs[1];
+    let prelude = syn::parse_quote_spanned! {span=>
+        {
+            let mut #state = #init;
+            let __autodiff_scan_step = |#x| #step;
+        }
+    };
+    Some(((*m.receiver).clone(), prelude))
+}
+
+/// A `scan` closure's body with its state (`acc`, `*acc`) read and written as the local
+/// `state`.
+struct StateReads {
+    acc: String,
+    state: syn::Ident,
+}
+
+impl syn::visit_mut::VisitMut for StateReads {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&self.acc));
+        let state = &self.state;
+        match e {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_acc(&u.expr) => {
+                *e = syn::parse_quote!(#state);
+            }
+            e if is_acc(e) => *e = syn::parse_quote!(#state),
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
 }
