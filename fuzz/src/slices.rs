@@ -153,6 +153,8 @@ const FEATURES: &[&str] = &[
     "sorted copy (sort_by)",
     "a local `Vec` read by index, then assigned another length",
     "a local `Vec` iterated, then assigned another length",
+    "iterator chain: take_while, scan",
+    "`for` over `map`, `sin_cos`",
     "`retain` of a local `Vec`",
     "`truncate` of a local `Vec`",
     "&mut f64 helper: a local",
@@ -657,6 +659,24 @@ impl SliceGen<'_> {
                         )));
                         self.features.insert("iterator chain: filter, step_by");
                         self.terms.push(f);
+                        if (self.counter / 3).is_multiple_of(2) {
+                            // a prefix taken while it holds, running states by `scan`
+                            let tw = self.fresh("tw");
+                            out.push(self.line(format!(
+                                "let {tw} = {s}.iter().take_while(|v| **v < {c} + 1.0).map(|v| v.sin()).sum::<f64>() + {s}.iter().scan({k}, |acc, &v| {{ *acc = *acc * 0.5 + v; if *acc > 4.0 {{ None }} else {{ Some(*acc) }} }}).map(|c| c * c).sum::<f64>();"
+                            )));
+                            self.features.insert("iterator chain: take_while, scan");
+                            self.terms.push(tw);
+                        } else {
+                            // a `for` loop over mapped items, `sin_cos`
+                            let fm = self.fresh("fm");
+                            out.push(self.line(format!("let mut {fm} = 0.0;")));
+                            out.push(self.line(format!(
+                                "for t in {s}.iter().map(|v| v * {k}) {{ let (sn, cs) = t.sin_cos(); {fm} += sn * cs + t; }}"
+                            )));
+                            self.features.insert("`for` over `map`, `sin_cos`");
+                            self.terms.push(fm);
+                        }
                     }
                     _ => {
                         // the median of a sorted copy

@@ -172,7 +172,9 @@ impl Lowering<'_> {
     ) {
         let body: syn::Expr = (*c.body).clone();
         let active = self.references_active(&body);
-        let value = if active {
+        // (the lowering's own closures, `__autodiff_map` of `for y in it.map(f)`, are only
+        // called: written out, an untyped one would not infer its parameter's type)
+        let value = if active || name.to_string().starts_with("__autodiff_") {
             None
         } else {
             let e = syn::Expr::Closure(c.clone());
