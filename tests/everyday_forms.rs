@@ -2051,3 +2051,80 @@ fn sin_cos_vec_methods_and_mapped_loops() {
     close_to2(&vx, &g, "mapped_loop vjp");
     assert!(close(vy, gy, 1e-12));
 }
+
+// --- `pop`, `insert`, `remove`, `swap_remove`; ends through iterators -------------------------
+
+/// `(Σ of all but the last) · last`, by `pop`.
+#[differentiable]
+fn popped(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let last = v.pop().unwrap();
+    v.iter().sum::<f64>() * last
+}
+
+/// Elements inserted, removed and swap-removed, then weighted by position.
+#[differentiable]
+fn edited(xs: &[f64], y: f64) -> f64 {
+    let mut v = xs.to_vec();
+    v.insert(1, y * y);
+    let r = v.remove(0);
+    v.insert(3, r * 2.0);
+    let q = v.swap_remove(1);
+    v.push(q.sin());
+    v.iter()
+        .enumerate()
+        .map(|(i, t)| t * r * (i + 1) as f64)
+        .sum()
+}
+
+#[differentiable]
+fn removed_at(xs: &[f64], k: usize) -> f64 {
+    let mut v = xs.to_vec();
+    v.remove(k) * 2.0
+}
+
+/// The ends read through iterators: `x.iter().last()`, `x.iter().next()`, `.next_back()`,
+/// `x.iter().rev().last()` (forms published code has, whatever clippy says of them).
+#[allow(clippy::double_ended_iterator_last)]
+#[differentiable]
+fn iterated_ends(xs: &[f64]) -> f64 {
+    let l = *xs.iter().last().unwrap();
+    let f = xs.iter().next().copied().unwrap_or(0.0);
+    let r = xs.iter().next_back().copied().unwrap_or(1.0);
+    let b = xs.iter().rev().last().copied().unwrap_or(0.0);
+    l * f + r + 0.5 * b
+}
+
+#[test]
+fn vec_edits_and_iterated_ends() {
+    let x = [0.3, -1.2, 0.7, 1.9, 2.5];
+    let n = x.len();
+    // popped: ∂x_i = x_last (i < n − 1), ∂x_last = Σ of the rest
+    let g = gradients_function!(popped)(&x);
+    let mut by_hand = vec![x[n - 1]; n];
+    by_hand[n - 1] = x[..n - 1].iter().sum();
+    close_to2(&g, &by_hand, "popped");
+    close_to2(&g, &fd2(popped, &x), "popped");
+
+    let y = 0.7;
+    let (v, (gx, gy)) = value_and_gradients_function!(edited)(&x, y);
+    assert!((v - edited(&x, y)).abs() < 1e-12);
+    let p: Vec<f64> = x.iter().copied().chain([y]).collect();
+    close_to2(
+        &[gx.clone(), vec![gy]].concat(),
+        &fd2(|p| edited(&p[..5], p[5]), &p),
+        "edited",
+    );
+    let t = jvp!(edited)(&x, y, &[1.0; 5], -0.5);
+    assert!(close(t.1, gx.iter().sum::<f64>() - 0.5 * gy, 1e-12));
+
+    let g = gradients_function!(iterated_ends)(&x);
+    let by_hand = [x[n - 1] + 0.5, 0.0, 0.0, 0.0, x[0] + 1.0];
+    close_to2(&g, &by_hand, "iterated_ends");
+}
+
+#[test]
+#[should_panic(expected = "removal index (is 9) should be < len (is 5)")]
+fn a_bad_removal_index_panics_as_vec_does() {
+    let _ = gradients_function!(removed_at, params = ["xs"])(&[0.3, -1.2, 0.7, 1.9, 2.5], 9);
+}

@@ -275,15 +275,21 @@ impl Lowering<'_> {
     }
 
     /// `v.extend(it)` (of any iterator a `for` loop takes; the forms of a slice's items are
-    /// loops already, see `iterators::effects_as_loops`), `v.truncate(n)`, `v.clear()` and
-    /// `v.retain(|x| …)` of a local `Vec` holding or given differentiable values: lowered as
-    /// the loops of `push`es and the whole assignments they amount to (an assignment of
-    /// another length keeps the old value's extent for the reverse sweep).
+    /// loops already, see `iterators::effects_as_loops`), `v.truncate(n)`, `v.clear()`,
+    /// `v.retain(|x| …)`, `v.pop()`, `v.insert(i, x)`, `v.remove(i)` and `v.swap_remove(i)`
+    /// of a local `Vec` holding or given differentiable values: lowered as the `push`es,
+    /// element moves by index and whole assignments they amount to (an assignment of another
+    /// length keeps the old value's extent for the reverse sweep). A bad index panics with
+    /// the message `Vec`'s method gives.
     fn vec_mutation(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let name = m.method.to_string();
         let known = matches!(
             (name.as_str(), m.args.len()),
-            ("extend" | "truncate" | "retain", 1) | ("clear", 0)
+            (
+                "extend" | "truncate" | "retain" | "remove" | "swap_remove",
+                1
+            ) | ("clear" | "pop", 0)
+                | ("insert", 2)
         );
         if !known || !self.references_active(e) {
             return None;
@@ -314,6 +320,76 @@ impl Lowering<'_> {
                 }
             }
             "clear" => syn::parse_quote_spanned! {span=> #v = ::std::vec::Vec::new() },
+            "pop" => syn::parse_quote_spanned! {span=>
+                {
+                    let __autodiff_len = #v.len();
+                    if __autodiff_len == 0 {
+                        None
+                    } else {
+                        let __autodiff_item = #v[__autodiff_len - 1].clone();
+                        #v.truncate(__autodiff_len - 1);
+                        Some(__autodiff_item)
+                    }
+                }
+            },
+            // (the elements after the index moved one place, by index)
+            "insert" => {
+                let (i, x) = (&m.args[0], &m.args[1]);
+                syn::parse_quote_spanned! {span=>
+                    {
+                        let __autodiff_index: usize = #i;
+                        let __autodiff_item = #x;
+                        let __autodiff_len = #v.len();
+                        assert!(
+                            __autodiff_index <= __autodiff_len,
+                            "insertion index (is {}) should be <= len (is {})",
+                            __autodiff_index,
+                            __autodiff_len
+                        );
+                        #v.push(__autodiff_item.clone());
+                        for __autodiff_k in (__autodiff_index + 1..__autodiff_len + 1).rev() {
+                            #v[__autodiff_k] = #v[__autodiff_k - 1].clone();
+                        }
+                        #v[__autodiff_index] = __autodiff_item;
+                    }
+                }
+            }
+            "remove" | "swap_remove" => {
+                let i = &m.args[0];
+                let (message, moved): (&str, syn::Stmt) = if name == "remove" {
+                    (
+                        "removal index (is {}) should be < len (is {})",
+                        syn::parse_quote_spanned! {span=>
+                            for __autodiff_k in __autodiff_index..__autodiff_len - 1 {
+                                #v[__autodiff_k] = #v[__autodiff_k + 1].clone();
+                            }
+                        },
+                    )
+                } else {
+                    (
+                        "swap_remove index (is {}) should be < len (is {})",
+                        syn::parse_quote_spanned! {span=>
+                            #v[__autodiff_index] = #v[__autodiff_len - 1].clone();
+                        },
+                    )
+                };
+                syn::parse_quote_spanned! {span=>
+                    {
+                        let __autodiff_index: usize = #i;
+                        let __autodiff_len = #v.len();
+                        assert!(
+                            __autodiff_index < __autodiff_len,
+                            #message,
+                            __autodiff_index,
+                            __autodiff_len
+                        );
+                        let __autodiff_item = #v[__autodiff_index].clone();
+                        #moved
+                        #v.truncate(__autodiff_len - 1);
+                        __autodiff_item
+                    }
+                }
+            }
             _ => {
                 // `retain(|x| keep)`: the kept elements pushed in order
                 let syn::Expr::Closure(c) = &m.args[0] else {
@@ -344,8 +420,7 @@ impl Lowering<'_> {
             }
         };
         let block = self.synth.get(e, "vec_mutation", block);
-        self.expr(&block);
-        Some(Value::Tuple(Vec::new()))
+        Some(self.expr(&block))
     }
 
     /// A call of a method without a derivative rule (`x.nrows()`, `v.iter().count()`): kept

@@ -793,6 +793,9 @@ pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
     impl syn::visit_mut::VisitMut for Rewrite {
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             syn::visit_mut::visit_expr_mut(self, e);
+            if let Some(new) = iterated_end(e) {
+                *e = new;
+            }
             if let Some(new) = sequence_end(e) {
                 *e = new;
             }
@@ -801,6 +804,41 @@ pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
     let mut out = block.clone();
     syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
     out
+}
+
+/// `x.iter().next()` is `x.first()`; `x.iter().last()`, `x.iter().next_back()` and
+/// `x.iter().rev().next()` are `x.last()`; `x.iter().rev().last()` (`.next_back()`) is
+/// `x.first()` (then read as [`sequence_ends`] reads them).
+fn iterated_end(e: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    if !m.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(inner) = &*m.receiver else {
+        return None;
+    };
+    if !inner.args.is_empty() {
+        return None;
+    }
+    let span = m.method.span();
+    let (x, end) = match (
+        inner.method.to_string().as_str(),
+        m.method.to_string().as_str(),
+    ) {
+        ("iter", "next") => (&inner.receiver, "first"),
+        ("iter", "last" | "next_back") => (&inner.receiver, "last"),
+        ("rev", outer @ ("next" | "last" | "next_back")) => match &*inner.receiver {
+            syn::Expr::MethodCall(it) if it.method == "iter" && it.args.is_empty() => {
+                (&it.receiver, if outer == "next" { "last" } else { "first" })
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let end = syn::Ident::new(end, span);
+    Some(syn::parse_quote_spanned!(span=> #x.#end()))
 }
 
 /// An expression that may be evaluated twice to the same value, reading nothing it
