@@ -2128,3 +2128,61 @@ fn vec_edits_and_iterated_ends() {
 fn a_bad_removal_index_panics_as_vec_does() {
     let _ = gradients_function!(removed_at, params = ["xs"])(&[0.3, -1.2, 0.7, 1.9, 2.5], 9);
 }
+
+/// The `Vec` methods in a generic function, and inside a local closure called twice (each
+/// inlined copy of the closure's body is the same syntax, lowered once per call).
+#[differentiable]
+fn generic_edits<T: autodiff::num_traits::Float + std::iter::Sum>(xs: &[T]) -> T {
+    let mut v = xs.to_vec();
+    v.retain(|x| *x > T::zero());
+    v.truncate(3);
+    let l = v.pop().unwrap_or(T::one());
+    v.iter().copied().sum::<T>() * l
+}
+
+#[differentiable]
+fn retained_twice(xs: &[f64], y: f64) -> f64 {
+    let kept = |s: f64| {
+        let mut v = xs.to_vec();
+        v.retain(|x| *x > s);
+        let mut t = 0.0;
+        for x in v.iter().map(|x| x * y) {
+            t += x;
+        }
+        t
+    };
+    kept(0.0) + kept(1.0) * y
+}
+
+#[test]
+fn vec_edits_generic_and_in_closures() {
+    let x = [0.3, -1.2, 0.7, 1.9, 2.5];
+    // generic_edits: kept (0.3, 0.7, 1.9), truncated to 3, last popped: (0.3 + 0.7)·1.9
+    let g = gradients_function!(generic_edits)(&x);
+    close_to2(&g, &[1.9, 0.0, 1.9, 1.0, 0.0], "generic_edits");
+    close_to2(&g, &fd2(generic_edits, &x), "generic_edits");
+    let g32 = gradients_function!(generic_edits)(&x.map(|v| v as f32));
+    assert!((g32[3] - 1.0).abs() < 1e-6);
+
+    // retained_twice: y·Σ_{x>0} x + y²·Σ_{x>1} x
+    let y = 0.6;
+    let (gx, gy) = gradients_function!(retained_twice)(&x, y);
+    let by_hand: Vec<f64> = x
+        .iter()
+        .map(|&v| {
+            if v > 1.0 {
+                y + y * y
+            } else if v > 0.0 {
+                y
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    close_to2(&gx, &by_hand, "retained_twice");
+    let (s0, s1): (f64, f64) = (
+        x.iter().filter(|v| **v > 0.0).sum(),
+        x.iter().filter(|v| **v > 1.0).sum(),
+    );
+    assert!(close(gy, s0 + 2.0 * y * s1, 1e-12));
+}

@@ -83,6 +83,12 @@ pub const UNSAFE_BLOCK: &str =
      (`#[differentiable(vjp = …)]`)";
 pub const FIELD_OF_VALUE: &str =
     "taking a field of this value is not supported in differentiable code yet";
+/// The fixpoint deciding which `let mut` locals carry gradients did not settle (an internal
+/// limit; the function is refused rather than differentiated on a guess).
+pub const ACTIVITY_UNSETTLED: &str = "the macro could not settle which local variables of \
+    this function carry gradients (an internal limit of `#[differentiable]`); split the \
+    function into smaller `#[differentiable]` helpers, and please report it with the function";
+
 pub const MACRO_INVOCATION: &str =
     "a macro invocation cannot be differentiated; compute the value outside the macro, or \
      wrap it in `stop_gradient(…)`";

@@ -333,7 +333,8 @@ impl Lowering<'_> {
                 stmts,
             },
         };
-        self.expr(&syn::Expr::Loop(looped))
+        let looped = self.synth.get(b, "labeled_block", syn::Expr::Loop(looped));
+        self.expr(&looped)
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {

@@ -5,6 +5,7 @@
 
 use super::control::component_key;
 use super::*;
+use std::rc::Rc;
 
 /// One sequence of an iteration the lowering turns into an indexed loop: `base` (a slice,
 /// `Vec` or array named by a parameter, a local or a field), the range of it (`x[a..b]`),
@@ -701,7 +702,14 @@ impl Lowering<'_> {
     /// The closure a `map`/`fold` argument is: a closure, or a path of a function
     /// (`.map(f64::sin)`, `.fold(f64::NEG_INFINITY, f64::max)`, `.map(square)`) or of a
     /// local closure, as a closure of `arity` parameters calling it.
-    pub(super) fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
+    /// (kept across passes, `Synth`: its body is lowered where it runs, and cells are keyed
+    /// by the address of the syntax that makes them)
+    pub(super) fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<Rc<syn::ExprClosure>> {
+        let c = self.closure_made(x, arity)?;
+        Some(self.synth.closure(node_key(x), c))
+    }
+
+    fn closure_made(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
         match x {
             syn::Expr::Closure(c) => Some(c.clone()),
             syn::Expr::Path(p) if p.qself.is_none() => {
@@ -715,7 +723,7 @@ impl Lowering<'_> {
                 if let Some(id) = p.path.get_ident() {
                     match self.lookup(&id.to_string()) {
                         Some(Binding::Closure(k)) => {
-                            let a = args(self.closures[*k].closure.inputs.len());
+                            let a = args(self.closures[*k].closure().inputs.len());
                             return Some(
                                 syn::parse_quote_spanned!(x.span()=> |#(#a),*| #id(#(#a),*)),
                             );
@@ -732,7 +740,7 @@ impl Lowering<'_> {
     }
 
     /// `….map(f).map(g)`: the source and the closures, in the order they apply.
-    fn peel_maps(&self, mut x: &syn::Expr) -> Option<(syn::Expr, Vec<syn::ExprClosure>)> {
+    fn peel_maps(&self, mut x: &syn::Expr) -> Option<(syn::Expr, Vec<Rc<syn::ExprClosure>>)> {
         let mut maps = Vec::new();
         while let syn::Expr::MethodCall(inner) = x {
             if inner.method != "map" || inner.args.len() != 1 {
@@ -748,7 +756,7 @@ impl Lowering<'_> {
     /// The loop's item through the closures of `….map(f).map(g)`, in a loop's body: each
     /// closure's value bound to the next one's parameter (the first's is the loop's
     /// pattern); `None` without a map.
-    fn through_maps(&mut self, maps: &[syn::ExprClosure]) -> Option<Value> {
+    fn through_maps(&mut self, maps: &[Rc<syn::ExprClosure>]) -> Option<Value> {
         let mut mapped = None;
         for c in maps {
             if let Some(v) = mapped.take() {
@@ -771,8 +779,8 @@ impl Lowering<'_> {
             syn::Expr,
             syn::Expr,
             Accumulation,
-            Vec<syn::ExprClosure>,
-            Option<syn::ExprClosure>,
+            Vec<Rc<syn::ExprClosure>>,
+            Option<Rc<syn::ExprClosure>>,
         ) = match (name.as_str(), m.args.len()) {
             ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
                 let (src, maps) = peel(&m.receiver)?;
@@ -939,7 +947,8 @@ impl Lowering<'_> {
             if !copied || chain.enumerate || chain.sources.len() != 1 {
                 return None;
             }
-            maps.push(syn::parse_quote_spanned!(e.span()=> |__autodiff_item| *__autodiff_item));
+            let item = syn::parse_quote_spanned!(e.span()=> |__autodiff_item| *__autodiff_item);
+            maps.push(self.synth.closure(node_key(m), item));
         }
         // (items are written at the enumerate index: none may be skipped before them)
         if !is_iterator_chain(&src) || !chain.skipped.is_empty() {

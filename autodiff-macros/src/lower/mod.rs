@@ -39,7 +39,9 @@ enum Binding {
 /// A local closure: its definition and the bindings it sees (those at its definition).
 struct LocalClosure {
     name: syn::Ident,
-    closure: syn::ExprClosure,
+    /// The closure (an `Expr::Closure`), kept across passes (`Synth`): its body is lowered
+    /// at each call, and cells are keyed by the address of the syntax that makes them.
+    closure: std::rc::Rc<syn::Expr>,
     scopes: Vec<HashMap<String, Binding>>,
     /// Whether its body reads an active value.
     active: bool,
@@ -183,7 +185,10 @@ pub fn lower(
         union.extend(found.iter().copied());
         assumed = found;
     }
-    loop {
+    // (the union grows while the numbering settles; a pass whose syntax is made anew each
+    // time, which `Synth` exists to prevent, would keep it growing: refused rather than
+    // looping or guessing)
+    for _ in 0..24 {
         let mut pass_errors = Errors::default();
         let (ir, found) = lower_pass(sig, generics, body, &mut pass_errors, &union, &synth);
         if found.is_subset(&union) {
@@ -192,6 +197,11 @@ pub fn lower(
         }
         union.extend(found);
     }
+    let mut pass_errors = Errors::default();
+    let (ir, _) = lower_pass(sig, generics, body, &mut pass_errors, &union, &synth);
+    errors.extend(pass_errors);
+    errors.push(Span::call_site(), diag::ACTIVITY_UNSETTLED);
+    ir
 }
 
 /// The body as the lowering sees it for `x: &mut f64` parameters: `*x` is `x[0]` (the
@@ -532,13 +542,38 @@ fn node_key<T>(node: &T) -> usize {
 /// cells are keyed by the address of the syntax that makes them ([`node_key`]), which must
 /// be the same in every pass.
 #[derive(Default)]
-struct Synth(std::cell::RefCell<HashMap<(usize, &'static str), std::rc::Rc<syn::Expr>>>);
+struct Synth {
+    exprs: std::cell::RefCell<HashMap<(usize, &'static str), std::rc::Rc<syn::Expr>>>,
+    closures: std::cell::RefCell<HashMap<usize, std::rc::Rc<syn::ExprClosure>>>,
+}
+
+impl LocalClosure {
+    fn closure(&self) -> &syn::ExprClosure {
+        match &*self.closure {
+            syn::Expr::Closure(c) => c,
+            _ => unreachable!("a local closure is kept as a closure"),
+        }
+    }
+}
 
 impl Synth {
     /// The syntax written for `node` (by `what`), `made` the first time.
     fn get<T>(&self, node: &T, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
-        let mut map = self.0.borrow_mut();
-        map.entry((node_key(node), what))
+        self.get_at(node_key(node), what, made)
+    }
+
+    /// The same, by the node's key.
+    fn get_at(&self, key: usize, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
+        let mut map = self.exprs.borrow_mut();
+        map.entry((key, what))
+            .or_insert_with(|| std::rc::Rc::new(made))
+            .clone()
+    }
+
+    /// A closure a chain applies (`map`'s, `fold`'s), kept by the node that names it.
+    fn closure(&self, key: usize, made: syn::ExprClosure) -> std::rc::Rc<syn::ExprClosure> {
+        let mut map = self.closures.borrow_mut();
+        map.entry(key)
             .or_insert_with(|| std::rc::Rc::new(made))
             .clone()
     }

@@ -181,13 +181,16 @@ impl Lowering<'_> {
             ("ok", []) => (quote!(None), quote!(Some(#value))),
             _ => return self.option_primitive(e, m),
         };
-        Some(self.on_presence(&m.receiver, span, missing, present))
+        Some(self.on_presence(node_key(m), &m.receiver, span, missing, present))
     }
 
     /// `{ let __autodiff_option = o; if is_residual(&__autodiff_option) { missing } else {
     /// present } }`, lowered: the forms `Option`/`Result` code takes in differentiable code.
+    /// (`key`: the node the form was written for, which keeps the desugared syntax, see
+    /// `Synth`)
     fn on_presence(
         &mut self,
+        key: usize,
         o: &syn::Expr,
         span: Span,
         missing: TokenStream,
@@ -203,6 +206,7 @@ impl Lowering<'_> {
                 }
             }
         };
+        let desugared = self.synth.get_at(key, "on_presence", desugared);
         self.expr(&desugared)
     }
 
@@ -276,7 +280,7 @@ impl Lowering<'_> {
             ::autodiff::__private::ops::residual(::core::clone::Clone::clone(&__autodiff_option))
         };
         let o: syn::Expr = syn::parse_quote_spanned!(span=> #id);
-        Some(self.on_presence(&o, span, missing, present))
+        Some(self.on_presence(node_key(m), &o, span, missing, present))
     }
 
     /// `o?` of a differentiable `Option`/`Result`: return early with `None` or the error,
@@ -295,6 +299,7 @@ impl Lowering<'_> {
                 ::autodiff::__private::ops::try_value(__autodiff_try)
             }
         };
+        let desugared = self.synth.get(t, "try", desugared);
         self.expr(&desugared)
     }
 
@@ -312,6 +317,7 @@ impl Lowering<'_> {
             let m: syn::Expr = syn::parse_quote_spanned! {i.if_token.span=>
                 match #scrutinee { #pat => #then, _ => #els }
             };
+            let m = self.synth.get(i, "if_let", m);
             return self.expr(&m);
         }
         let arms: Vec<syn::Arm> = vec![
@@ -371,6 +377,6 @@ impl Lowering<'_> {
             quote!(#bind (#b))
         };
         let (v, r) = (body(value_arm), body(residual_arm));
-        Some(self.on_presence(scrutinee, scrutinee.span(), r, v))
+        Some(self.on_presence(node_key(scrutinee), scrutinee, scrutinee.span(), r, v))
     }
 }

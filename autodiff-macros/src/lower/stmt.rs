@@ -204,7 +204,9 @@ impl Lowering<'_> {
         }
         self.closures.push(LocalClosure {
             name: name.clone(),
-            closure: c.clone(),
+            closure: self
+                .synth
+                .get(c, "local_closure", syn::Expr::Closure(c.clone())),
             scopes,
             active,
             value,
@@ -221,7 +223,10 @@ impl Lowering<'_> {
         k: usize,
         call: &syn::ExprCall,
     ) -> Value {
-        let c = self.closures[k].closure.clone();
+        let kept = self.closures[k].closure.clone();
+        let syn::Expr::Closure(c) = &*kept else {
+            return self.unsupported(e, diag::CLOSURE_ARITY);
+        };
         if c.inputs.len() != call.args.len() {
             return self.unsupported(e, diag::CLOSURE_ARITY);
         }
