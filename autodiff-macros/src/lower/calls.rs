@@ -308,7 +308,7 @@ impl Lowering<'_> {
             "extend" => {
                 let it = &m.args[0];
                 syn::parse_quote_spanned! {span=>
-                    for #item in #it {
+                    for #item in (#it) {
                         #v.push(#item.clone());
                     }
                 }

@@ -637,7 +637,8 @@ fn block_tail<'e>(b: &'e syn::Block, out: &mut Vec<&'e syn::Expr>) {
 /// A `for` loop over an adapter the lowering does not walk itself, written as a loop over
 /// the adapter's own iterator:
 /// `for y in it.map(|x| …) { body }`: the closure bound as a local one, called on each item
-/// (`for x in it { let y = map(x); body }`). (Reductions peel their maps themselves.)
+/// (`for x in (it) { let y = map(x); body }`; parenthesised, since a `for` head would not
+/// parse a struct literal's method call). (Reductions peel their maps themselves.)
 fn adapted_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
     let syn::Expr::MethodCall(m) = &*f.expr else {
         return None;
@@ -654,7 +655,7 @@ fn adapted_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
             Some(syn::parse_quote_spanned! {span=>
                 {
                     let #map = #c;
-                    #label for #item in #it {
+                    #label for #item in (#it) {
                         let #pat = #map(#item);
                         #body
                     }
