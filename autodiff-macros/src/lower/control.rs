@@ -338,6 +338,14 @@ impl Lowering<'_> {
     }
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Value {
+        // `for x in (it)` (as the lowering's own loops write a struct literal's method
+        // call): the loop over `it`
+        if let syn::Expr::Paren(p) = &*f.expr {
+            let mut bare = f.clone();
+            bare.expr = p.expr.clone();
+            let bare = self.synth.get(f, "for_paren", syn::Expr::ForLoop(bare));
+            return self.expr(&bare);
+        }
         if let Some(block) = adapted_loop(f) {
             let block = self.synth.get(f, "adapted_loop", block);
             return self.expr(&block);
