@@ -2186,3 +2186,100 @@ fn vec_edits_generic_and_in_closures() {
     );
     assert!(close(gy, s0 + 2.0 * y * s1, 1e-12));
 }
+
+// A `Vec` made inside a loop's body and then shortened (or given a shorter copy of
+// itself) before its elements are read by index: the adjoint of such a `Vec` grows only
+// as far as the reads reach, and is given the length of each value written before the
+// write's reverse takes it.
+
+#[differentiable]
+fn popped_in_a_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut w = x.to_vec();
+        let last = w.pop().unwrap();
+        s += last * w[k];
+    }
+    s
+}
+
+#[differentiable]
+fn shorter_copy_in_a_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut w = x.to_vec();
+        w[k] *= 2.0;
+        w = w[..2].to_vec();
+        s += w[0] * w[1] * (k as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn popped_while_longer_than_one(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..2 {
+        let mut w = Vec::new();
+        for &v in x {
+            w.push(v * (k as f64 + 1.5));
+        }
+        while w.len() > 1 {
+            let t = w.pop().unwrap();
+            let n = w.len();
+            w[n - 1] += t.sin();
+        }
+        w.truncate(1);
+        s += w[0];
+    }
+    s
+}
+
+#[differentiable]
+fn removed_and_inserted_in_a_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let mut w = x.to_vec();
+        let r = w.remove(k);
+        w.insert(0, r * r);
+        w.swap_remove(1);
+        s += w[0] * w[w.len() - 1] + w[1];
+    }
+    s
+}
+
+#[test]
+fn vecs_shortened_inside_loops() {
+    let x = [0.3, -1.2, 0.7, 2.0];
+    // by hand: s = x₃·(x₀ + x₁ + x₂)
+    let g = gradients_function!(popped_in_a_loop)(&x);
+    close_to2(
+        &g,
+        &[x[3], x[3], x[3], x[0] + x[1] + x[2]],
+        "popped_in_a_loop",
+    );
+    // by hand: s = Σₖ (k + 1)·w₀·w₁ with w₀, w₁ doubled where k is 0 or 1: 2x₀x₁ + 4x₀x₁ + 3x₀x₁
+    let g = gradients_function!(shorter_copy_in_a_loop)(&x);
+    close_to2(
+        &g,
+        &[9.0 * x[1], 9.0 * x[0], 0.0, 0.0],
+        "shorter_copy_in_a_loop",
+    );
+    let t = [0.5, 0.1, -0.3, 0.2];
+    macro_rules! check {
+        ($f:ident) => {{
+            let name = stringify!($f);
+            let fd = fd2($f, &x);
+            let (value, g) = value_and_gradients_function!($f)(&x);
+            assert!(close(value, $f(&x), 1e-14), "{name}: value");
+            close_to2(&g, &fd, name);
+            close_to2(&vjp!($f)(&x).1(1.0), &fd, name);
+            let (value, tangent) = jvp!($f)(&x, &t);
+            assert!(close(value, $f(&x), 1e-14), "{name}: jvp value");
+            assert!(close(tangent, along(&[g], &t), 1e-12), "{name}: jvp");
+        }};
+    }
+    check!(popped_in_a_loop);
+    check!(shorter_copy_in_a_loop);
+    check!(popped_while_longer_than_one);
+    check!(removed_and_inserted_in_a_loop);
+}

@@ -482,10 +482,12 @@ pub enum Stmt {
         value: Operand,
     },
     /// The extent of the cell's value (a `Vec`'s length, `Option<usize>`), recorded before
-    /// a `WriteCell` that may change it (`h = dense(&w, &h)` through layers of different
-    /// widths). Nothing in the forward sweep; in the reverse, after the write's reverse has
-    /// left the adjoint the zero of the value written, the adjoint becomes the zero of
-    /// this extent, the one the reads before the write see.
+    /// and after a `WriteCell` that may change it (`h = dense(&w, &h)` through layers of
+    /// different widths). Nothing in the forward sweep; in the reverse the adjoint is given
+    /// this extent, zeros appended or dropped (`ops::Refit`): after the write's reverse has
+    /// left it the zero of the value written, the extent the reads before the write see;
+    /// before, the extent of the value written (reads by index grow an adjoint only as far
+    /// as they reach).
     Extent { cell: CellId, extent: Operand },
     /// A statement evaluated for its effect only (`println!(…);`), emitted as written.
     Effect(TokenStream),

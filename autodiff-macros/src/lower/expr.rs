@@ -379,7 +379,9 @@ impl Lowering<'_> {
                     value = self.operand(v, e.span());
                 }
                 self.record_extent(cell, &value, e.span());
+                let after = value.clone();
                 self.write_cell(cell, value);
+                self.record_extent(cell, &after, e.span());
             }
             syn::Expr::Index(ix) => {
                 if let syn::Expr::Index(row) = &*ix.expr {

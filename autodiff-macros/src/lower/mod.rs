@@ -965,6 +965,10 @@ impl Lowering<'_> {
     /// layers of different widths): the extent of the cell's value then, which the reverse
     /// sweep gives the adjoint back (see [`Stmt::Extent`]). Not for a `&mut` parameter's
     /// cell (its length is the caller's) nor where no gradient flows.
+    ///
+    /// Also after the write: the extent of the value written, which the adjoint is given
+    /// before the write's reverse takes it (reads by index grow an adjoint only as far as
+    /// they reach, see `ops::grown_index_d0`).
     fn record_extent(&mut self, cell: CellId, value: &Operand, span: Span) {
         let info = &self.cells[cell.0];
         let indexed = self

@@ -473,17 +473,25 @@ impl<V: ?Sized> ExtentAny for &&Extent<'_, V> {
     }
 }
 
-/// The reverse of `h = value` where `h`'s value may have had another length before: the
-/// write's reverse has just left `h`'s adjoint the zero of `value`; it becomes the zero of
-/// the [`Extent`] `h` had, the one the reads of `h` before the write see. Generated code
-/// calls `(&mut Refit(&mut adjoint, extent)).refit()` with [`RefitVec`] and [`RefitAny`]
-/// in scope.
+/// An adjoint of a `Vec` local given the length of the `Vec` at a point of the reverse
+/// sweep: zeros appended, or zeros dropped from its end. The adjoint of a `Vec` whose
+/// elements are read by index grows only as far as the reads reach
+/// ([`grown_index_d0`]), and the `Vec` may have had another length before `h = value`;
+/// so around the write's reverse the adjoint is given the extent of `value` (before the
+/// reverse takes it) and then the [`Extent`] `h` had (the one the reads of `h` before the
+/// write see). Generated code calls `(&mut Refit(&mut adjoint, extent)).refit()` with
+/// [`RefitVec`] and [`RefitAny`] in scope.
 ///
 /// ```
 /// use autodiff_runtime::ops::{Refit, RefitAny as _, RefitVec as _};
 /// let mut adjoint = vec![0.0_f64; 2];
 /// (&mut Refit(&mut adjoint, Some(3))).refit();
 /// assert_eq!(adjoint, vec![0.0; 3]);
+/// let mut grown = vec![0.0, 1.5];
+/// (&mut Refit(&mut grown, Some(4))).refit();
+/// assert_eq!(grown, vec![0.0, 1.5, 0.0, 0.0]);
+/// (&mut Refit(&mut grown, Some(2))).refit();
+/// assert_eq!(grown, vec![0.0, 1.5]);
 /// let mut scalar = 0.0_f64;
 /// (&mut Refit(&mut scalar, None)).refit();
 /// ```
@@ -491,7 +499,7 @@ pub struct Refit<'a, A>(pub &'a mut A, pub Option<usize>);
 
 /// [`Refit`] of the adjoint of a `Vec` of floats.
 pub trait RefitVec {
-    /// Gives the (zero) adjoint the extent.
+    /// Gives the adjoint the extent.
     fn refit(self);
 }
 
@@ -499,9 +507,13 @@ impl<E: crate::Real> RefitVec for &mut Refit<'_, Vec<E>> {
     #[inline(always)]
     fn refit(self) {
         if let Some(n) = self.1 {
-            if self.0.len() != n {
-                debug_assert!(self.0.iter().all(|d| *d == E::zero()));
-                self.0.clear();
+            if self.0.len() > n {
+                assert!(
+                    self.0[n..].iter().all(|d| *d == E::zero()),
+                    "internal error: an adjoint reached past the end of its `Vec`"
+                );
+                self.0.truncate(n);
+            } else if self.0.len() < n {
                 self.0.resize(n, E::zero());
             }
         }
