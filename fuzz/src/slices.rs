@@ -157,6 +157,7 @@ const FEATURES: &[&str] = &[
     "`for` over `map`, `sin_cos`",
     "`retain` of a local `Vec`",
     "`truncate` of a local `Vec`",
+    "a `Vec` made in a loop, then shortened, read by index",
     "&mut f64 helper: a local",
     "&mut f64 helper: an element of a local buffer",
     "fields of derived structs written in place (a collected `Vec`, a local)",
@@ -723,6 +724,29 @@ impl SliceGen<'_> {
                                 "a local `Vec` read by index, then assigned another length",
                             );
                             self.terms.push(m2);
+                        } else {
+                            // a `Vec` made in each iteration of a loop, then shortened by
+                            // `pop`, `truncate` or a shorter copy of itself, read by index
+                            let (sh, w) = (self.fresh("sh"), self.fresh("w"));
+                            out.push(self.line(format!("let mut {sh} = 0.0;")));
+                            let shorten = match (self.counter / 8) % 3 {
+                                0 => {
+                                    format!("let last = {w}.pop().unwrap(); {sh} += last * {w}[j];")
+                                }
+                                1 => format!("{w}.truncate({}); {sh} += {w}[j] * {k};", l - 1),
+                                _ => format!(
+                                    "{w} = {w}[..{}].to_vec(); {sh} += {w}[j] * {w}[0];",
+                                    l - 1
+                                ),
+                            };
+                            out.push(self.line(format!(
+                                "for j in 0..{} {{ let mut {w} = {s}.to_vec(); {w}[j] *= {c}; {shorten} {sh} += {w}[{}]; }}",
+                                l - 1,
+                                l - 2
+                            )));
+                            self.features
+                                .insert("a `Vec` made in a loop, then shortened, read by index");
+                            self.terms.push(sh);
                         }
                         self.terms.push(md);
                     }
