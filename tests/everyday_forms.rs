@@ -2283,3 +2283,138 @@ fn vecs_shortened_inside_loops() {
     check!(popped_while_longer_than_one);
     check!(removed_and_inserted_in_a_loop);
 }
+
+// `const fn`: the function stays usable in constants; its derivatives are ordinary
+// functions beside it.
+
+const MS_PER_DAY: f64 = 86_400_000.0;
+
+#[differentiable]
+const fn julian_day(ms: f64) -> f64 {
+    ms / MS_PER_DAY - 0.5 + 2_440_588.0
+}
+
+#[differentiable]
+const fn transit_time(hour_angle: f64, longitude: f64, cycle: f64) -> f64 {
+    0.0009 + (hour_angle + longitude) / (2.0 * std::f64::consts::PI) + cycle
+}
+
+#[differentiable]
+fn through_const_fns(ms: f64, h: f64) -> f64 {
+    (julian_day(ms) * 1e-6).sin() * transit_time(h * h, 0.3, 2.0)
+}
+
+const EPOCH_DAY: f64 = julian_day(0.0);
+
+#[test]
+fn const_fns() {
+    assert_eq!(EPOCH_DAY, 2_440_587.5);
+    assert_eq!(gradients_function!(julian_day)(5.0), 1.0 / MS_PER_DAY);
+    let g = gradients_function!(transit_time)(0.1, 0.2, 0.3);
+    let tau = 2.0 * std::f64::consts::PI;
+    assert_eq!(g, (1.0 / tau, 1.0 / tau, 1.0));
+    let (ms, h) = (1.0e12, 0.7);
+    let (value, g) = value_and_gradients_function!(through_const_fns)(ms, h);
+    assert_eq!(value, through_const_fns(ms, h));
+    // by hand: f = sin(j·10⁻⁶)·t(h²), j = ms/D − ½ + c
+    let j = julian_day(ms) * 1e-6;
+    let t = transit_time(h * h, 0.3, 2.0);
+    let by_hand = (j.cos() * 1e-6 / MS_PER_DAY * t, j.sin() * 2.0 * h / tau);
+    assert!(close(g.0, by_hand.0, 1e-12) && close(g.1, by_hand.1, 1e-12));
+    let fd = fd2(|p| through_const_fns(p[0], p[1]), &[ms, h]);
+    close_to2(&[g.1], &fd[1..], "through_const_fns");
+    let (_, tangent) = jvp!(through_const_fns)(ms, h, 0.0, 1.0);
+    assert!(close(tangent, g.1, 1e-12));
+}
+
+// Optional float parameters (`center: Option<T>`, a default computed when `None`): the
+// gradient of the parameter is the float's (zero for `None`), its tangent in `jvp!` a
+// float too; a literal `None` handed to a differentiable helper.
+
+#[differentiable]
+fn average<T: autodiff::Real>(v: &[T]) -> T {
+    let n = T::from(v.len()).unwrap();
+    v.iter().fold(T::zero(), |acc, x| acc + *x) / n
+}
+
+#[differentiable]
+fn spread<T: autodiff::Real>(v: &[T], center: Option<T>) -> T {
+    let c = match center {
+        Some(c) => c,
+        None => average(v),
+    };
+    let n = T::from(v.len()).unwrap();
+    (v.iter()
+        .map(|x| (*x - c) * (*x - c))
+        .fold(T::zero(), |acc, d| acc + d)
+        / n)
+        .sqrt()
+}
+
+#[differentiable]
+#[allow(clippy::needless_borrow)] // (`&v` of a slice, as published code writes it)
+fn standardized<T: autodiff::Real>(v: &[T]) -> Vec<T> {
+    let m = average(&v);
+    let s = spread(&v, None);
+    v.iter().map(|x| (*x - m) / s).collect()
+}
+
+#[test]
+fn optional_float_parameters() {
+    let x = [0.3, -1.2, 0.7, 2.0];
+    let n = x.len() as f64;
+    let m = average(&x);
+    let s = spread(&x, None);
+    // by hand: ∂s/∂xᵢ = (xᵢ − m)/(n·s) about the mean (the mean's own terms sum to zero)
+    let by_hand: Vec<f64> = x.iter().map(|v| (v - m) / (n * s)).collect();
+    let (g, gc) = gradients_function!(spread::<f64>)(&x, None);
+    close_to2(&g, &by_hand, "spread about the mean");
+    assert_eq!(gc, 0.0);
+    close_to2(&g, &fd2(|p| spread(p, None), &x), "spread about the mean");
+    // about a given center: ∂s/∂c = −Σ(xᵢ − c)/(n·s)
+    let c = 0.5;
+    let sc = spread(&x, Some(c));
+    let (g, gc) = gradients_function!(spread::<f64>)(&x, Some(c));
+    let dc = -x.iter().map(|v| v - c).sum::<f64>() / (n * sc);
+    assert!(close(gc, dc, 1e-12));
+    let p: Vec<f64> = x.iter().copied().chain([c]).collect();
+    let fd = fd2(|p| spread(&p[..4], Some(p[4])), &p);
+    close_to2(
+        &[g.clone(), vec![gc]].concat(),
+        &fd,
+        "spread about a center",
+    );
+    // forward mode: the optional parameter's tangent is a float
+    let t = [1.0, 0.5, -0.25, 2.0];
+    let (value, tangent) = jvp!(spread::<f64>)(&x, Some(c), &t, 1.5);
+    assert_eq!(value, sc);
+    let along_g = g.iter().zip(&t).map(|(a, b)| a * b).sum::<f64>() + 1.5 * gc;
+    assert!(close(tangent, along_g, 1e-12));
+    let (_, tangent) = jvp!(spread::<f64>)(&x, None, &t, 0.0);
+    let g = gradients_function!(spread::<f64>)(&x, None).0;
+    assert!(close(tangent, along(&[g], &t), 1e-12));
+    // `None` handed on: standardized scores, a vector function
+    let w = [1.0, 0.5, -0.25, 2.0];
+    let (value, pullback) = vjp!(standardized::<f64>)(&x);
+    assert_eq!(value, standardized(&x));
+    let fd = fd2(
+        |p| standardized(p).iter().zip(&w).map(|(a, b)| a * b).sum(),
+        &x,
+    );
+    close_to2(&pullback(w.to_vec()), &fd, "standardized");
+    let (_, tangent) = jvp!(standardized::<f64>)(&x, &t);
+    let rows: Vec<f64> = (0..4)
+        .map(|i| {
+            let mut e = vec![0.0; 4];
+            e[i] = 1.0;
+            along(&[vjp!(standardized::<f64>)(&x).1(e)], &t)
+        })
+        .collect();
+    close_to2(&tangent, &rows, "standardized, forward");
+    // f32
+    let x32 = [0.3_f32, -1.2, 0.7, 2.0];
+    let (g, _) = gradients_function!(spread::<f32>)(&x32, None);
+    for (a, b) in g.iter().zip(&by_hand) {
+        assert!((f64::from(*a) - b).abs() < 1e-5);
+    }
+}

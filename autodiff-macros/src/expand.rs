@@ -275,7 +275,9 @@ pub(crate) fn try_expand(
     // `__vjp` (and `vjp!`'s and `jacobian!`'s entry points) the runtime's, through the
     // function's `Sig` impl (see `runtime::entry`)
     let runtime_vjp = args.custom_vjp.is_none() && crate::companions::entry_kinds(&sig).is_some();
-    if sig.answers_requests() {
+    // (a `const fn` can read no variable and call no function that does: it answers no
+    // request, and stays callable in constants)
+    if sig.answers_requests() && func.sig.constness.is_none() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
         let vjp = companion(&sig.ident, "vjp", sig.is_method);
         let ident = &sig.ident;

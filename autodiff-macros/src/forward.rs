@@ -88,6 +88,9 @@ fn nested_sequence(ty: &syn::Type) -> bool {
 /// tangent (`&Params` → `&<Params as Differentiable>::Tangent`).
 fn tangent_arg_type(ty: &syn::Type, type_params: &[syn::Ident]) -> syn::Type {
     let rt = rt();
+    if let Some(elem) = crate::emit::optional_float(ty, type_params) {
+        return elem.clone();
+    }
     if let Some(elem) = crate::emit::struct_sequence_type(ty, type_params) {
         // the same sequence of the structs' tangents
         struct Retype<'a>(&'a syn::Type, syn::Type);

@@ -496,12 +496,6 @@ pub fn tangent_type(ty: &syn::Type) -> TokenStream {
 
 impl Signature {
     pub fn parse(sig: &syn::Signature, errors: &mut Errors) -> Option<Signature> {
-        if let Some(c) = &sig.constness {
-            errors.push(
-                c.span,
-                "`#[differentiable]` does not support `const fn` yet; remove `const`",
-            );
-        }
         if let Some(a) = &sig.asyncness {
             errors.push(
                 a.span,

@@ -103,6 +103,15 @@ impl<T: Real> ArgTangent for Vec<T> {
     }
 }
 
+/// (An optional float, `xbar: Option<f64>`: its tangent is the float's, as
+/// [`Differentiable`] has it.)
+impl<T: Real> ArgTangent for Option<T> {
+    type Zero = T;
+    fn zero_arg(&self) -> T {
+        T::zero()
+    }
+}
+
 impl<T: Real, const N: usize> ArgTangent for [T; N] {
     type Zero = [T; N];
     fn zero_arg(&self) -> [T; N] {

@@ -770,7 +770,8 @@ pub(crate) fn check_answer<R: PartialEq + fmt::Debug + 'static>(
         0 => panic!(
             "{helper}: the function ran no differentiable code. Pass a `#[differentiable]` \
             function, a `differentiable!` closure, or a closure whose result is exactly one such \
-            call (`|x| model.loss(x)`)."
+            call (`|x| model.loss(x)`). (A `const fn` answers no request: it can read no \
+            variable.)"
         ),
         1 => {}
         n => panic!(

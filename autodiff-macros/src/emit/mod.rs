@@ -21,7 +21,7 @@ mod reverse;
 mod tangent;
 
 pub(crate) use tangent::{
-    jvp_body, struct_param_type, struct_sequence_type, tangent_var, TangentSweep,
+    jvp_body, optional_float, struct_param_type, struct_sequence_type, tangent_var, TangentSweep,
 };
 
 use forward::rhs_tokens;

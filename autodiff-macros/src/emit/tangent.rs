@@ -267,6 +267,46 @@ fn forward_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
     struct_param_type(ty, type_params)
         || own_tangent_type(ty, type_params)
         || struct_sequence_type(ty, type_params).is_some()
+        || optional_float(ty, type_params).is_some()
+}
+
+/// A literal `None` (an argument left out).
+fn is_literal_none(a: &Operand) -> bool {
+    let mut e = match a {
+        Operand::Inline(e) => e,
+        _ => return false,
+    };
+    while let syn::Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident("None"))
+}
+
+/// The float of an optional float parameter (`xbar: Option<f64>`, `Option<T>`), whose
+/// tangent is the float's (`None`'s is zero), as `Differentiable` has it.
+pub(crate) fn optional_float<'t>(
+    ty: &'t syn::Type,
+    type_params: &[syn::Ident],
+) -> Option<&'t syn::Type> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    let (true, true, Some(syn::GenericArgument::Type(elem))) = (
+        p.qself.is_none() && last.ident == "Option",
+        a.args.len() == 1,
+        a.args.first(),
+    ) else {
+        return None;
+    };
+    let float = matches!(elem, syn::Type::Path(e) if e.qself.is_none()
+    && e.path.get_ident().is_some_and(|i| {
+        crate::rules::is_float_type_name(&i.to_string()) || type_params.contains(i)
+    }));
+    float.then_some(elem)
 }
 
 /// The element type of a sequence of derived structs (`&[Point]`, `Vec<Point>`, `[Point;
@@ -585,6 +625,9 @@ impl Tangents<'_> {
                     })
                 }
                 Some(t) => t,
+                // (a literal `None` has no type to probe: an optional float's tangent is
+                // the float's zero, its type the callee's parameter's)
+                None if is_literal_none(a) => quote!(#rt::ops::real_zero()),
                 None => {
                     let a = a.tokens();
                     quote! {
