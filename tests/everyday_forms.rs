@@ -2418,3 +2418,36 @@ fn optional_float_parameters() {
         assert!((f64::from(*a) - b).abs() < 1e-5);
     }
 }
+
+// An optional constant parameter (`Option<bool>`) beside optional floats: a constant, as
+// `bool` is.
+
+#[differentiable]
+fn future_value(rate: f64, periods: f64, payment: Option<f64>, at_start: Option<bool>) -> f64 {
+    let payment = payment.unwrap_or(0.0);
+    let growth = (1.0 + rate).powf(periods);
+    let due = if at_start.unwrap_or(false) {
+        1.0 + rate
+    } else {
+        1.0
+    };
+    payment * due * (growth - 1.0) / rate
+}
+
+#[test]
+fn optional_constant_parameters() {
+    let (r, n, p) = (0.05, 10.0, 100.0);
+    for at_start in [None, Some(false), Some(true)] {
+        let (gr, gn, gp) = gradients_function!(future_value)(r, n, Some(p), at_start);
+        let fd = fd2(
+            |q| future_value(q[0], q[1], Some(q[2]), at_start),
+            &[r, n, p],
+        );
+        close_to2(&[gr, gn, gp], &fd, "future_value");
+        // by hand: ∂/∂payment = due·(g − 1)/r
+        let due = if at_start == Some(true) { 1.0 + r } else { 1.0 };
+        assert!(close(gp, due * ((1.0 + r).powf(n) - 1.0) / r, 1e-12));
+        let (_, gn, gp) = gradients_function!(future_value)(r, n, None, at_start);
+        assert_eq!((gn, gp), (0.0, 0.0));
+    }
+}

@@ -296,6 +296,12 @@ pub const MISSING_RETURN_TYPE: &str =
     "a `#[differentiable]` function must return the value to differentiate; add a \
      return type such as `-> f64`";
 
+pub const BORROWED_RESULT: &str =
+    "a `#[differentiable]` function cannot return a reference yet: the result borrows \
+     from a parameter, and its gradient would have to be added into that parameter's at \
+     the borrowed place; return an owned value (`values[..n].to_vec()`), or return the \
+     end (`n`) and slice where it is called (`&values[..trimmed_len(values)]`)";
+
 pub const PARAMETER_PATTERN: &str =
     "`#[differentiable]` needs every parameter to be a plain name (`x: f64`); \
      destructure it in the body instead";

@@ -328,7 +328,17 @@ fn is_differentiable_type(ty: &syn::Type, generics: &syn::Generics, floats: &[sy
             {
                 return floats.contains(&last.ident);
             }
-            match vec_element(ty) {
+            // (an optional constant, `Option<bool>`, is a constant)
+            let option_of = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if name == "Option" && a.args.len() == 1 => {
+                    match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match vec_element(ty).or(option_of) {
                 Some(elem) => is_differentiable_type(elem, generics, floats),
                 None => true,
             }
@@ -590,6 +600,17 @@ impl Signature {
         }
         // A function that writes its results through `&mut` parameters may return nothing.
         let output = match &sig.output {
+            // (a reference to constants, `&'static str`, is a constant result)
+            syn::ReturnType::Type(_, ty)
+                if matches!(&**ty, syn::Type::Reference(r)
+                    if is_differentiable_type(&r.elem, &sig.generics, &floats)) =>
+            {
+                errors.push(
+                    syn::spanned::Spanned::span(&**ty),
+                    crate::diag::BORROWED_RESULT,
+                );
+                return None;
+            }
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
             syn::ReturnType::Default if params.iter().any(|p| p.in_out) => syn::parse_quote!(()),
             syn::ReturnType::Default => {

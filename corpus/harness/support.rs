@@ -69,6 +69,13 @@ impl<T: Sample> Sample for Vec<T> {
         (0..ctx.len).map(|_| T::sample(rng, ctx)).collect()
     }
 }
+/// (`None` one time in three.)
+impl<T: Sample> Sample for Option<T> {
+    fn sample(rng: &mut Rng, ctx: &Ctx) -> Self {
+        let value = T::sample(rng, ctx);
+        (rng.next_u64() % 3 != 0).then_some(value)
+    }
+}
 impl<T: Sample, const N: usize> Sample for [T; N] {
     fn sample(rng: &mut Rng, ctx: &Ctx) -> Self {
         std::array::from_fn(|_| T::sample(rng, ctx))
@@ -129,6 +136,30 @@ impl<T: Flat> Flat for Vec<T> {
     }
     fn set_flat(&mut self, it: &mut dyn Iterator<Item = f64>) {
         self.iter_mut().for_each(|v| v.set_flat(it));
+    }
+}
+/// An optional float: its float, and `None` a component nothing moves (its gradient is
+/// the float's zero, as the macro gives it for `None`).
+impl Flat for Option<f64> {
+    fn flat(&self) -> Vec<f64> {
+        vec![self.unwrap_or(0.0)]
+    }
+    fn set_flat(&mut self, it: &mut dyn Iterator<Item = f64>) {
+        let v = it.next().expect("flat length");
+        if let Some(x) = self {
+            *x = v;
+        }
+    }
+}
+impl Flat for Option<f32> {
+    fn flat(&self) -> Vec<f64> {
+        vec![self.map_or(0.0, f64::from)]
+    }
+    fn set_flat(&mut self, it: &mut dyn Iterator<Item = f64>) {
+        let v = it.next().expect("flat length");
+        if let Some(x) = self {
+            *x = v as f32;
+        }
     }
 }
 impl<T: Flat, const N: usize> Flat for [T; N] {

@@ -201,6 +201,7 @@ fn owned(k: &Kind, c: &Candidate) -> String {
         Kind::Int(t) => t.clone(),
         Kind::Bool => "bool".into(),
         Kind::Vec(e) => format!("Vec<{}>", owned(e, c)),
+        Kind::Optional(e) => format!("Option<{}>", owned(e, c)),
         Kind::Array(e, n) => format!("[{}; {n}]", owned(e, c)),
         Kind::Tuple(ks) => format!(
             "({})",

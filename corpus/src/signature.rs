@@ -33,6 +33,9 @@ pub enum Kind {
     Tuple(Vec<Kind>),
     /// A struct of the crate whose fields are all plain values; a constant.
     Struct(String),
+    /// `Option<X>` of a parameter (`xbar: Option<f64>`, `when: Option<bool>`): drawn
+    /// `Some` or `None`; an optional float's gradient is the float's, zero for `None`.
+    Optional(Box<Kind>),
 }
 
 impl Kind {
@@ -41,7 +44,7 @@ impl Kind {
         match self {
             Kind::Float(_) => true,
             Kind::Int(_) | Kind::Bool | Kind::Struct(_) => false,
-            Kind::Vec(k) | Kind::Array(k, _) => k.differentiable(),
+            Kind::Vec(k) | Kind::Array(k, _) | Kind::Optional(k) => k.differentiable(),
             Kind::Tuple(ks) => !ks.is_empty() && ks.iter().all(Kind::differentiable),
         }
     }
@@ -60,7 +63,7 @@ impl Kind {
     pub fn single(&self) -> bool {
         match self {
             Kind::Float(f) => *f == Float::F32,
-            Kind::Vec(k) | Kind::Array(k, _) => k.single(),
+            Kind::Vec(k) | Kind::Array(k, _) | Kind::Optional(k) => k.single(),
             Kind::Tuple(ks) => ks.iter().any(Kind::single),
             _ => false,
         }
@@ -455,7 +458,17 @@ pub(crate) fn classify_sig(
                 if matches!(&*t.ty, syn::Type::ImplTrait(_)) {
                     return Err("`impl Trait` parameter".into());
                 }
-                let (pass, kind) = ctx.classify(&t.ty, 0)?;
+                let (pass, kind) = match optional(&t.ty) {
+                    // (an optional float parameter, or an optional constant; not as a
+                    // result)
+                    Some(inner) => match ctx.classify(inner, 1)? {
+                        (Pass::Value, k @ (Kind::Float(_) | Kind::Bool | Kind::Int(_))) => {
+                            (Pass::Value, Kind::Optional(Box::new(k)))
+                        }
+                        _ => return Err(format!("type `{}` not supported", tokens(&t.ty))),
+                    },
+                    None => ctx.classify(&t.ty, 0)?,
+                };
                 if kind.mixed() {
                     return Err(format!(
                         "parameter mixes floats and constants: `{}`",
@@ -497,4 +510,19 @@ pub(crate) fn looks_numeric(sig: &syn::Signature, generic_impl: bool) -> bool {
         || sig.generics.type_params().next().is_some()
         || t.contains("Self")
         || generic_impl
+}
+
+/// `X` of `Option<X>`.
+fn optional(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return None;
+    };
+    match (p.qself.is_none() && last.ident == "Option", a.args.first()) {
+        (true, Some(syn::GenericArgument::Type(t))) if a.args.len() == 1 => Some(t),
+        _ => None,
+    }
 }
