@@ -2451,3 +2451,56 @@ fn optional_constant_parameters() {
         assert_eq!((gn, gp), (0.0, 0.0));
     }
 }
+
+// Destructuring assignment: `(s, c) = …;` of locals, elements and nested tuples, `_`
+// left out.
+
+#[differentiable]
+fn turned_by_quarters(x: f64, q: u32) -> (f64, f64) {
+    let (mut s, mut c) = x.to_radians().sin_cos();
+    (s, c) = match q % 4 {
+        0 => (s, c),
+        1 => (c, -s),
+        2 => (-s, -c),
+        _ => (-c, s),
+    };
+    (s * 2.0, c)
+}
+
+#[differentiable]
+fn rotated_pairs(x: &[f64]) -> f64 {
+    let (mut a, mut b, mut v) = (x[0], x[1], vec![0.0; 2]);
+    for _ in 0..3 {
+        (a, b) = (b * 0.5, a + b);
+        (v[0], _, v[1]) = (a * b, 7.0, a.sin());
+    }
+    let mut t = 1.0;
+    ((t, a), b) = ((t * a * a, b), v[0] + v[1]);
+    a * b + t
+}
+
+#[test]
+fn destructuring_assignment() {
+    let x = 30.0_f64;
+    let d = std::f64::consts::PI / 180.0;
+    let (s, c) = (x * d).sin_cos();
+    for q in 0..4 {
+        let (value, pullback) = vjp!(turned_by_quarters)(x, q);
+        assert_eq!(value, turned_by_quarters(x, q));
+        // by hand: d(sin)/dx = cos·π/180, d(cos)/dx = −sin·π/180, turned by q quarters
+        let (ds, dc) = match q {
+            0 => (c * d, -s * d),
+            1 => (-s * d, -c * d),
+            2 => (-c * d, s * d),
+            _ => (s * d, c * d),
+        };
+        let g = pullback((1.0, 0.5));
+        assert!(close(g, 2.0 * ds + 0.5 * dc, 1e-14), "q = {q}");
+    }
+    let x = [0.3, 1.2];
+    let (value, g) = value_and_gradients_function!(rotated_pairs)(&x);
+    assert_eq!(value, rotated_pairs(&x));
+    close_to2(&g, &fd2(rotated_pairs, &x), "rotated_pairs");
+    let (_, tangent) = jvp!(rotated_pairs)(&x, &[1.0, -0.5]);
+    assert!(close(tangent, g[0] - 0.5 * g[1], 1e-12));
+}
