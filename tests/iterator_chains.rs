@@ -919,3 +919,92 @@ fn inclusive_sub_ranges() {
     let at = |p: &[f64]| inclusive_ranges(&p[..5], p[5]);
     assert_gradient_close(&[gx, vec![gy]].concat(), &fd(at, &p), 1e-6);
 }
+
+// Two chains of one form in one function, differing only in a constant: each keeps its
+// own state (the lowering once shared the first one's between them, so the second `scan`
+// started from the first's initial value).
+
+#[differentiable]
+fn two_scans(xs: &[f64]) -> f64 {
+    let first = xs
+        .iter()
+        .scan(0.3, |acc, &v| {
+            *acc = *acc * 0.5 + v;
+            Some(*acc)
+        })
+        .map(|c| c * c)
+        .sum::<f64>();
+    let second = xs
+        .iter()
+        .scan(0.6, |acc, &v| {
+            *acc = *acc * 0.5 + v;
+            Some(*acc)
+        })
+        .map(|c| c * c)
+        .sum::<f64>();
+    second - 0.5 * first
+}
+
+#[differentiable]
+fn two_scans_folded(a: f64, xs: &[f64]) -> f64 {
+    let s = &xs[1..3];
+    let first = xs
+        .iter()
+        .take_while(|v| **v < a + 1.0)
+        .map(|v| v.sin())
+        .sum::<f64>();
+    let second = s
+        .iter()
+        .take_while(|v| **v < a + 1.0)
+        .map(|v| v.sin())
+        .sum::<f64>()
+        + s.iter()
+            .scan(0.6, |acc, &v| {
+                *acc = *acc * 0.5 + v;
+                if *acc > 4.0 {
+                    None
+                } else {
+                    Some(*acc)
+                }
+            })
+            .fold(0.0, |t, c| t + c * c);
+    second * first
+}
+
+#[test]
+fn chains_of_one_form_keep_their_own_state() {
+    let xs = [0.3, -1.2, 0.7, 2.0];
+    // by hand: states sₖ = sₖ₋₁/2 + xₖ from s₋₁ = c; f = Σ sₖ² about c = 0.6, less half
+    // of it about c = 0.3; ∂f/∂xⱼ = Σₖ≥ⱼ 2sₖ·2^(j−k)
+    let by_hand = |c: f64| {
+        let mut s = Vec::new();
+        let mut acc = c;
+        for x in xs {
+            acc = acc * 0.5 + x;
+            s.push(acc);
+        }
+        let g: Vec<f64> = (0..4)
+            .map(|j| {
+                (j..4)
+                    .map(|k| 2.0 * s[k] * 0.5f64.powi((k - j) as i32))
+                    .sum()
+            })
+            .collect();
+        (s.iter().map(|v| v * v).sum::<f64>(), g)
+    };
+    let ((f1, g1), (f2, g2)) = (by_hand(0.3), by_hand(0.6));
+    let (value, g) = value_and_gradients_function!(two_scans)(&xs);
+    assert!((value - (f2 - 0.5 * f1)).abs() < 1e-12 && value == two_scans(&xs));
+    let expected: Vec<f64> = g2.iter().zip(&g1).map(|(a, b)| a - 0.5 * b).collect();
+    close_to(&g, &expected, "two_scans");
+    close_to(&g, &fd(two_scans, &xs), "two_scans");
+    let a = 0.5;
+    let (value, (ga, gx)) = value_and_gradients_function!(two_scans_folded)(a, &xs);
+    assert_eq!(value, two_scans_folded(a, &xs));
+    assert_eq!(ga, 0.0);
+    close_to(
+        &gx,
+        &fd(|p| two_scans_folded(a, p), &xs),
+        "two_scans_folded",
+    );
+}

@@ -85,7 +85,7 @@ impl Lowering<'_> {
             if let Some(Place::Cell(_)) = self.place(&m.receiver) {
                 let (recv, f) = (&m.receiver, &m.args[0]);
                 let value = syn::parse_quote_spanned!(e.span()=> #recv.mapv(#f));
-                let value = self.synth.get(e, "mapv_inplace", value);
+                let value = self.synth.get("mapv_inplace", value);
                 return self.assign(recv, &value, None, e);
             }
         }
@@ -203,7 +203,7 @@ impl Lowering<'_> {
                 [#(#items),*]
             }
         };
-        let block = self.synth.get(e, "array_map", block);
+        let block = self.synth.get("array_map", block);
         Some(self.expr(&block))
     }
 
@@ -419,7 +419,7 @@ impl Lowering<'_> {
                 }
             }
         };
-        let block = self.synth.get(e, "vec_mutation", block);
+        let block = self.synth.get("vec_mutation", block);
         Some(self.expr(&block))
     }
 

@@ -333,7 +333,7 @@ impl Lowering<'_> {
                 stmts,
             },
         };
-        let looped = self.synth.get(b, "labeled_block", syn::Expr::Loop(looped));
+        let looped = self.synth.get("labeled_block", syn::Expr::Loop(looped));
         self.expr(&looped)
     }
 
@@ -343,11 +343,11 @@ impl Lowering<'_> {
         if let syn::Expr::Paren(p) = &*f.expr {
             let mut bare = f.clone();
             bare.expr = p.expr.clone();
-            let bare = self.synth.get(f, "for_paren", syn::Expr::ForLoop(bare));
+            let bare = self.synth.get("for_paren", syn::Expr::ForLoop(bare));
             return self.expr(&bare);
         }
         if let Some(block) = adapted_loop(f) {
-            let block = self.synth.get(f, "adapted_loop", block);
+            let block = self.synth.get("adapted_loop", block);
             return self.expr(&block);
         }
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());

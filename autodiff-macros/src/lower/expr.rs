@@ -458,7 +458,7 @@ impl Lowering<'_> {
                         #(#writes)*
                     }
                 };
-                let block = self.synth.get(e, "tuple_assign", block);
+                let block = self.synth.get("tuple_assign", block);
                 return self.expr(&block);
             }
             _ => return self.unsupported(left, write_error),

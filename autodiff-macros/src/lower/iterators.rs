@@ -313,7 +313,7 @@ impl Lowering<'_> {
         // one) writing it for `*acc`; a loop over `it` whose items are the closure's values,
         // ending where it gives `None`
         if let Some((it, prelude)) = scanned(iter_expr) {
-            let prelude = self.synth.get(iter_expr, "scan", prelude);
+            let prelude = self.synth.get("scan", prelude);
             if let syn::Expr::Block(b) = &*prelude {
                 for stmt in &b.block.stmts {
                     if let syn::Stmt::Local(local) = stmt {
@@ -324,7 +324,6 @@ impl Lowering<'_> {
             let span = iter_expr.span();
             let item: syn::Pat = syn::parse_quote_spanned!(span=> __autodiff_scanned);
             let next = self.synth.get(
-                iter_expr,
                 "scan_next",
                 syn::parse_quote_spanned! {span=>
                     match __autodiff_scan_step(__autodiff_scanned) {
@@ -333,7 +332,7 @@ impl Lowering<'_> {
                     }
                 },
             );
-            let it = self.synth.get(iter_expr, "scan_source", it);
+            let it = self.synth.get("scan_source", it);
             return self.iter_loop_dyn(label, &it, &item, true, &mut |l| {
                 let v = l.value_of(&next);
                 // (the rest where the step gave a value: `None` left the loop)
@@ -706,7 +705,7 @@ impl Lowering<'_> {
     /// by the address of the syntax that makes them)
     pub(super) fn closure_of(&self, x: &syn::Expr, arity: usize) -> Option<Rc<syn::ExprClosure>> {
         let c = self.closure_made(x, arity)?;
-        Some(self.synth.closure(node_key(x), c))
+        Some(self.synth.closure(c))
     }
 
     fn closure_made(&self, x: &syn::Expr, arity: usize) -> Option<syn::ExprClosure> {
@@ -740,7 +739,10 @@ impl Lowering<'_> {
     }
 
     /// `….map(f).map(g)`: the source and the closures, in the order they apply.
-    fn peel_maps(&self, mut x: &syn::Expr) -> Option<(syn::Expr, Vec<Rc<syn::ExprClosure>>)> {
+    fn peel_maps<'e>(
+        &self,
+        mut x: &'e syn::Expr,
+    ) -> Option<(&'e syn::Expr, Vec<Rc<syn::ExprClosure>>)> {
         let mut maps = Vec::new();
         while let syn::Expr::MethodCall(inner) = x {
             if inner.method != "map" || inner.args.len() != 1 {
@@ -750,7 +752,9 @@ impl Lowering<'_> {
             x = &inner.receiver;
         }
         maps.reverse();
-        Some((x.clone(), maps))
+        // (the source itself, not a copy: syntax the lowering reads is keyed by its address,
+        // which must be the same in every pass of the fixpoint and distinct between sites)
+        Some((x, maps))
     }
 
     /// The loop's item through the closures of `….map(f).map(g)`, in a loop's body: each
@@ -773,17 +777,17 @@ impl Lowering<'_> {
     pub(super) fn reduction(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
         let name = m.method.to_string();
         type Accumulation = Option<(&'static Rule, syn::BinOp)>;
-        let peel = |x: &syn::Expr| self.peel_maps(x);
-        let closure_of = |x: &syn::Expr, arity: usize| self.closure_of(x, arity);
-        let (src, init, op, maps, fold): (
-            syn::Expr,
+        type Reduction<'e> = (
+            &'e syn::Expr,
             syn::Expr,
             Accumulation,
             Vec<Rc<syn::ExprClosure>>,
             Option<Rc<syn::ExprClosure>>,
-        ) = match (name.as_str(), m.args.len()) {
+        );
+        let closure_of = |x: &syn::Expr, arity: usize| self.closure_of(x, arity);
+        let (src, init, op, maps, fold): Reduction<'_> = match (name.as_str(), m.args.len()) {
             ("sum" | "product", 0) if is_iterator_chain(&m.receiver) => {
-                let (src, maps) = peel(&m.receiver)?;
+                let (src, maps) = self.peel_maps(&m.receiver)?;
                 if name == "sum" {
                     (
                         src,
@@ -803,7 +807,7 @@ impl Lowering<'_> {
                 }
             }
             ("fold", 2) => {
-                let (src, maps) = peel(&m.receiver)?;
+                let (src, maps) = self.peel_maps(&m.receiver)?;
                 (
                     src,
                     m.args[0].clone(),
@@ -862,7 +866,7 @@ impl Lowering<'_> {
                 .as_ref()
                 .is_some_and(|c| self.references_active(&c.body))
             || accs.iter().any(|a| self.cells[a.0].active);
-        self.iter_loop(None, &src, &item_pat, body_active, |l| {
+        self.iter_loop(None, src, &item_pat, body_active, |l| {
             let mapped = l.through_maps(&maps);
             let value = match (&fold, op) {
                 (Some(c), _) if members.is_some() => {
@@ -939,7 +943,7 @@ impl Lowering<'_> {
         if maps.iter().any(|c| c.inputs.len() != 1) {
             return None;
         }
-        let chain = chain_iter(&src)?;
+        let chain = chain_iter(src)?;
         // `x.iter().rev().copied().collect()`: the items themselves, one sequence's values
         if maps.is_empty() {
             let copied = matches!(&src, syn::Expr::MethodCall(c)
@@ -948,14 +952,14 @@ impl Lowering<'_> {
                 return None;
             }
             let item = syn::parse_quote_spanned!(e.span()=> |__autodiff_item| *__autodiff_item);
-            maps.push(self.synth.closure(node_key(m), item));
+            maps.push(self.synth.closure(item));
         }
         // (items are written at the enumerate index: none may be skipped before them)
-        if !is_iterator_chain(&src) || !chain.skipped.is_empty() {
+        if !is_iterator_chain(src) || !chain.skipped.is_empty() {
             return None;
         }
         let span = e.span();
-        let counted = self.renamed(&src).to_token_stream();
+        let counted = self.renamed(src).to_token_stream();
         // (a `Vec` of structs, `.map(|&x| P { x, v: 0.0 })`, grows by each one as `push`
         // grows it: a struct has no zero to start from)
         let structs = maps
@@ -1004,6 +1008,8 @@ impl Lowering<'_> {
             )
         };
         let body_active = maps.iter().any(|c| self.references_active(&c.body));
+        // (kept, as syntax the lowering writes is: its address keys what it makes)
+        let looped = self.synth.get("collected_source", looped);
         self.iter_loop(None, &looped, &pat, body_active, |l| {
             if let Some(p) = &index_pat {
                 let k = l.expr(&syn::parse_quote!(__autodiff_k));

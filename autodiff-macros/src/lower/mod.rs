@@ -538,13 +538,16 @@ fn node_key<T>(node: &T) -> usize {
 }
 
 /// Syntax the lowering writes in place of the user's (`v.retain(…)` as its loop, `p.map(f)`
-/// of an array as its elements), made once per node and kept across the fixpoint's passes:
-/// cells are keyed by the address of the syntax that makes them ([`node_key`]), which must
-/// be the same in every pass.
+/// of an array as its elements), kept across the fixpoint's passes: cells are keyed by the
+/// address of the syntax that makes them ([`node_key`]), which must be the same in every
+/// pass. Kept by what it is (its kind and its text), not by the address of the node it
+/// was made for: a node the lowering itself made and dropped may have the address of
+/// another site's in the next pass (two `scan`s whose sources were copies once shared one
+/// state). Sites that make the same text share it, as they would share the same code.
 #[derive(Default)]
 struct Synth {
-    exprs: std::cell::RefCell<HashMap<(usize, &'static str), std::rc::Rc<syn::Expr>>>,
-    closures: std::cell::RefCell<HashMap<usize, std::rc::Rc<syn::ExprClosure>>>,
+    exprs: std::cell::RefCell<HashMap<(&'static str, String), std::rc::Rc<syn::Expr>>>,
+    closures: std::cell::RefCell<HashMap<String, std::rc::Rc<syn::ExprClosure>>>,
 }
 
 impl LocalClosure {
@@ -557,23 +560,20 @@ impl LocalClosure {
 }
 
 impl Synth {
-    /// The syntax written for `node` (by `what`), `made` the first time.
-    fn get<T>(&self, node: &T, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
-        self.get_at(node_key(node), what, made)
-    }
-
-    /// The same, by the node's key.
-    fn get_at(&self, key: usize, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
+    /// The syntax `made` (by `what`), as made in an earlier pass.
+    fn get(&self, what: &'static str, made: syn::Expr) -> std::rc::Rc<syn::Expr> {
+        let text = made.to_token_stream().to_string();
         let mut map = self.exprs.borrow_mut();
-        map.entry((key, what))
+        map.entry((what, text))
             .or_insert_with(|| std::rc::Rc::new(made))
             .clone()
     }
 
-    /// A closure a chain applies (`map`'s, `fold`'s), kept by the node that names it.
-    fn closure(&self, key: usize, made: syn::ExprClosure) -> std::rc::Rc<syn::ExprClosure> {
+    /// A closure a chain applies (`map`'s, `fold`'s), as made in an earlier pass.
+    fn closure(&self, made: syn::ExprClosure) -> std::rc::Rc<syn::ExprClosure> {
+        let text = made.to_token_stream().to_string();
         let mut map = self.closures.borrow_mut();
-        map.entry(key)
+        map.entry(text)
             .or_insert_with(|| std::rc::Rc::new(made))
             .clone()
     }

@@ -181,16 +181,13 @@ impl Lowering<'_> {
             ("ok", []) => (quote!(None), quote!(Some(#value))),
             _ => return self.option_primitive(e, m),
         };
-        Some(self.on_presence(node_key(m), &m.receiver, span, missing, present))
+        Some(self.on_presence(&m.receiver, span, missing, present))
     }
 
     /// `{ let __autodiff_option = o; if is_residual(&__autodiff_option) { missing } else {
     /// present } }`, lowered: the forms `Option`/`Result` code takes in differentiable code.
-    /// (`key`: the node the form was written for, which keeps the desugared syntax, see
-    /// `Synth`)
     fn on_presence(
         &mut self,
-        key: usize,
         o: &syn::Expr,
         span: Span,
         missing: TokenStream,
@@ -206,7 +203,7 @@ impl Lowering<'_> {
                 }
             }
         };
-        let desugared = self.synth.get_at(key, "on_presence", desugared);
+        let desugared = self.synth.get("on_presence", desugared);
         self.expr(&desugared)
     }
 
@@ -280,7 +277,7 @@ impl Lowering<'_> {
             ::autodiff::__private::ops::residual(::core::clone::Clone::clone(&__autodiff_option))
         };
         let o: syn::Expr = syn::parse_quote_spanned!(span=> #id);
-        Some(self.on_presence(node_key(m), &o, span, missing, present))
+        Some(self.on_presence(&o, span, missing, present))
     }
 
     /// `o?` of a differentiable `Option`/`Result`: return early with `None` or the error,
@@ -299,7 +296,7 @@ impl Lowering<'_> {
                 ::autodiff::__private::ops::try_value(__autodiff_try)
             }
         };
-        let desugared = self.synth.get(t, "try", desugared);
+        let desugared = self.synth.get("try", desugared);
         self.expr(&desugared)
     }
 
@@ -317,7 +314,7 @@ impl Lowering<'_> {
             let m: syn::Expr = syn::parse_quote_spanned! {i.if_token.span=>
                 match #scrutinee { #pat => #then, _ => #els }
             };
-            let m = self.synth.get(i, "if_let", m);
+            let m = self.synth.get("if_let", m);
             return self.expr(&m);
         }
         let arms: Vec<syn::Arm> = vec![
@@ -377,6 +374,6 @@ impl Lowering<'_> {
             quote!(#bind (#b))
         };
         let (v, r) = (body(value_arm), body(residual_arm));
-        Some(self.on_presence(node_key(scrutinee), scrutinee, scrutinee.span(), r, v))
+        Some(self.on_presence(scrutinee, scrutinee.span(), r, v))
     }
 }

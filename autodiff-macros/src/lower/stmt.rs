@@ -206,7 +206,7 @@ impl Lowering<'_> {
             name: name.clone(),
             closure: self
                 .synth
-                .get(c, "local_closure", syn::Expr::Closure(c.clone())),
+                .get("local_closure", syn::Expr::Closure(c.clone())),
             scopes,
             active,
             value,
