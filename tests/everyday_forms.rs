@@ -2504,3 +2504,53 @@ fn destructuring_assignment() {
     let (_, tangent) = jvp!(rotated_pairs)(&x, &[1.0, -0.5]);
     assert!(close(tangent, g[0] - 0.5 * g[1], 1e-12));
 }
+
+// Tuples held as values: a running pair written member by member (`acc.0 += x`), a best
+// pair replaced whole (`best = (…, …)`).
+
+#[differentiable]
+fn running_pair<T: autodiff::Real>(xs: &[T], a: T) -> T {
+    let mut acc = (a, T::zero());
+    let mut best = (T::zero(), T::zero());
+    for x in xs {
+        acc.0 = acc.0 * x.cos();
+        acc.1 = acc.1 * T::from(0.5).unwrap() + *x * acc.0;
+        if *x > best.1 {
+            best = (acc.1 * a, *x);
+        }
+    }
+    best.0 = best.0 + acc.1;
+    acc.0 + acc.1 + best.0 * best.1
+}
+
+#[test]
+fn tuples_held_as_values() {
+    let xs = [0.3, -1.2, 0.7, 2.0];
+    let a = 0.4;
+    let p: Vec<f64> = xs.iter().copied().chain([a]).collect();
+    let fd = fd2(|p| running_pair(&p[..4], p[4]), &p);
+    let (value, (g, ga)) = value_and_gradients_function!(running_pair::<f64>)(&xs, a);
+    assert_eq!(value, running_pair(&xs, a));
+    close_to2(&[g.clone(), vec![ga]].concat(), &fd, "running_pair");
+    let (gv, gva) = vjp!(running_pair::<f64>)(&xs, a).1(1.0);
+    close_to2(&[gv, vec![gva]].concat(), &fd, "running_pair, vjp!");
+    let t = [0.5, -1.0, 0.25, 2.0];
+    let (_, tangent) = jvp!(running_pair::<f64>)(&xs, a, &t, 1.5);
+    assert!(close(tangent, along(&[g], &t) + 1.5 * ga, 1e-12));
+    // by hand, one element: acc.0 = a·cos x, acc.1 = x·a·cos x, best = (acc.1·a, x)
+    // (x > 0), so f = a·cos x + x·a·cos x + (x·a²·cos x + x·a·cos x)·x
+    let x = 0.7_f64;
+    let (g, ga) = gradients_function!(running_pair::<f64>)(&[x], a);
+    let c = x.cos();
+    let s = x.sin();
+    let dfa = c + x * c + (2.0 * x * a * c + x * c) * x;
+    let dfx = -a * s + a * (c - x * s) + (a * a + a) * (2.0 * x * c - x * x * s);
+    assert!(close(ga, dfa, 1e-12) && close(g[0], dfx, 1e-12));
+    // f32
+    let x32 = [0.3_f32, -1.2, 0.7, 2.0];
+    let (g32, _) = gradients_function!(running_pair::<f32>)(&x32, 0.4);
+    let g64 = gradients_function!(running_pair::<f64>)(&xs, a).0;
+    for (u, v) in g32.iter().zip(&g64) {
+        assert!((f64::from(*u) - v).abs() < 1e-4 * (1.0 + v.abs()));
+    }
+}

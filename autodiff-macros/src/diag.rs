@@ -107,8 +107,10 @@ pub const INDEX_UNNAMED: &str =
     "indexing is supported on a slice, `Vec` or array named by a parameter or local \
      variable; bind this value to a name first";
 pub const TUPLE_OPERAND: &str =
-    "a tuple cannot be used as an operand here; take its fields (`t.0`) or destructure it \
-     with `let (a, b) = …`";
+    "a tuple is held as a value in differentiable code when each member is a float (a \
+     differentiable value or a float constant); this one has a member that is not (an \
+     index, a flag, a reference, a constant of another type): keep that member in a \
+     variable of its own, or destructure the tuple with `let (a, b) = …`";
 pub const MAPV_EXPRESSION: &str =
     "cannot differentiate `mapv` of this expression: pass a float method's path \
      (`f64::tanh`) or a closure";

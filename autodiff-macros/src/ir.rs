@@ -304,11 +304,12 @@ pub enum Prim {
     },
     /// `x as f32` / `x as f64`.
     Cast { ty: Box<syn::Type> },
-    /// A struct literal, `Point { x: a, y: b }` (a derived `Differentiable` struct): one
-    /// operand per member, in order; the adjoint of operand `k` is member `k` of the
-    /// result's tangent, its tangent member `k` of the result's.
+    /// A struct literal, `Point { x: a, y: b }` (a derived `Differentiable` struct), or a
+    /// tuple (`(a, b)` held as a value, `path` `None`, members `0`, `1`, …): one operand per
+    /// member, in order; the adjoint of operand `k` is member `k` of the result's tangent,
+    /// its tangent member `k` of the result's.
     Struct {
-        path: Box<syn::Path>,
+        path: Option<Box<syn::Path>>,
         members: Vec<syn::Member>,
     },
     /// A struct value with some members replaced: one operand per member, then the base

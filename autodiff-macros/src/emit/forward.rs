@@ -133,12 +133,16 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
                 Prim::Method {
                     callee: Some(path), ..
                 } => quote::quote_spanned!(span=> #path(#(#a),*)),
-                Prim::Struct { path, members } => {
-                    // (each member a copy: the operands may be read again)
-                    quote::quote_spanned!(span=> #path {
-                        #(#members: ::core::clone::Clone::clone(&#a)),*
-                    })
-                }
+                // (each member a copy: the operands may be read again)
+                Prim::Struct {
+                    path: Some(path),
+                    members,
+                } => quote::quote_spanned!(span=> #path {
+                    #(#members: ::core::clone::Clone::clone(&#a)),*
+                }),
+                Prim::Struct { path: None, .. } => quote::quote_spanned!(span=> (
+                    #(::core::clone::Clone::clone(&#a),)*
+                )),
                 Prim::SetMembers { members } => {
                     // (the base owned, whether it is a value or a borrowed element)
                     let (base, values) = a.split_last().expect("a base");

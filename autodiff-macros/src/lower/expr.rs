@@ -491,7 +491,13 @@ impl Lowering<'_> {
         }
         let target = match &*f.base {
             syn::Expr::Path(_) => match self.place(&f.base) {
-                Some(Place::Cell(c)) if self.struct_valued_cells.contains(&c) => Target::Cell(c),
+                // (a tuple's component, `acc.0 += x`, as a struct's member)
+                Some(Place::Cell(c))
+                    if self.struct_valued_cells.contains(&c)
+                        || matches!(f.member, syn::Member::Unnamed(_)) =>
+                {
+                    Target::Cell(c)
+                }
                 _ => return None,
             },
             syn::Expr::Index(ix) if !matches!(&*ix.index, syn::Expr::Range(_)) => {
@@ -1091,7 +1097,7 @@ impl Lowering<'_> {
         }
         let members = s.fields.iter().map(|f| f.member.clone()).collect();
         let args = s.fields.iter().map(|f| self.operand_of(&f.expr)).collect();
-        let path = Box::new(s.path.clone());
+        let path = Some(Box::new(s.path.clone()));
         let v = self.prim(Prim::Struct { path, members }, args, e.span());
         if let Value::Var(v) = v {
             self.vars[v.0].maybe_array = true;

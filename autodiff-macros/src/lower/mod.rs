@@ -1078,10 +1078,65 @@ impl Lowering<'_> {
             Value::Var(v) => Operand::Var(v),
             Value::Inline(e) => Operand::Inline(e),
             Value::Tuple(items) if items.is_empty() => Operand::Inline(syn::parse_quote!(())),
+            // a tuple of differentiable values held as a value (`let mut acc = (a, 0.0);`,
+            // `best = (i as f64 * a, x);`); not one with a constant of a type the macro
+            // cannot see (an index, a flag), whose arithmetic is not the floats'
+            Value::Tuple(items) if items.iter().all(|i| self.tuple_member(i)) => {
+                let members = (0..items.len()).map(syn::Member::from).collect();
+                let args = items.into_iter().map(|i| self.operand(i, span)).collect();
+                let v = self.prim(
+                    Prim::Struct {
+                        path: None,
+                        members,
+                    },
+                    args,
+                    span,
+                );
+                if let Value::Var(v) = v {
+                    self.vars[v.0].maybe_array = true;
+                    self.vars[v.0].owned_struct = true;
+                }
+                self.operand(v, span)
+            }
             Value::Tuple(_) | Value::Ref(_) => {
                 self.errors.push(span, diag::TUPLE_OPERAND);
                 Operand::Inline(syn::parse_quote!(()))
             }
+        }
+    }
+
+    /// A member of a tuple held as a value: a differentiable variable, or a constant of the
+    /// float type (`0.5`, `T::zero()`, `f64::MAX`).
+    fn tuple_member(&self, v: &Value) -> bool {
+        let float_constant = |ts: TokenStream| {
+            // (`-1.0`, `<T as Zero>::zero()`)
+            let mut tokens = ts.into_iter().skip_while(|t| {
+                matches!(t, proc_macro2::TokenTree::Punct(p) if matches!(p.as_char(), '-' | '<'))
+            });
+            match tokens.next() {
+                Some(proc_macro2::TokenTree::Ident(i)) => {
+                    i == "f32" || i == "f64" || self.float_type.as_ref() == Some(&i)
+                }
+                Some(proc_macro2::TokenTree::Literal(l)) => {
+                    syn::parse_str::<syn::LitFloat>(&l.to_string()).is_ok()
+                }
+                Some(proc_macro2::TokenTree::Group(g)) => {
+                    g.delimiter() == proc_macro2::Delimiter::Parenthesis && {
+                        let inner = g.stream();
+                        syn::parse2::<syn::LitFloat>(inner).is_ok()
+                    }
+                }
+                _ => false,
+            }
+        };
+        match v {
+            Value::Var(v) if self.vars[v.0].active => true,
+            Value::Var(v) => self.block.stmts.iter().rev().any(|s| {
+                matches!(s, Stmt::Let { dst, rhs: Rhs::Inactive(ts), .. }
+                    if dst == v && float_constant(ts.clone()))
+            }),
+            Value::Inline(e) => float_constant(e.to_token_stream()),
+            _ => false,
         }
     }
 
