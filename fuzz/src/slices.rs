@@ -158,6 +158,7 @@ const FEATURES: &[&str] = &[
     "`retain` of a local `Vec`",
     "`truncate` of a local `Vec`",
     "a `Vec` made in a loop, then shortened, read by index",
+    "a tuple held as a value, destructuring assignment",
     "&mut f64 helper: a local",
     "&mut f64 helper: an element of a local buffer",
     "fields of derived structs written in place (a collected `Vec`, a local)",
@@ -642,13 +643,34 @@ impl SliceGen<'_> {
                         self.features.insert("checked read by get, with a default");
                         self.terms.push(g);
                     }
-                    1 => {
+                    1 if (self.counter / 5).is_multiple_of(2) => {
                         // a fold into a pair
                         let (p, q) = (self.fresh("p"), self.fresh("q"));
                         out.push(self.line(format!(
                             "let ({p}, {q}) = {s}.iter().fold((0.0, {c}), |(p, q), &v| (p + v * {k}, (q + v).sin()));"
                         )));
                         self.features.insert("fold into a tuple");
+                        self.terms.push(p);
+                        self.terms.push(q);
+                    }
+                    1 => {
+                        // the same pair held in a tuple written member by member, a best
+                        // pair replaced whole, and a swap by destructuring assignment
+                        let (acc, best, p, q) = (
+                            self.fresh("acc"),
+                            self.fresh("best"),
+                            self.fresh("p"),
+                            self.fresh("q"),
+                        );
+                        out.push(self.line(format!("let mut {acc} = (0.0, {c});")));
+                        out.push(self.line(format!("let mut {best} = (-1.0, 0.0);")));
+                        out.push(self.line(format!(
+                            "for &v in {s}.iter() {{ {acc}.0 += v * {k}; {acc}.1 = ({acc}.1 + v).sin(); if v > {best}.0 {{ {best} = (v, {acc}.1 * {k}); }} }}"
+                        )));
+                        out.push(self.line(format!("let (mut {p}, mut {q}) = {acc};")));
+                        out.push(self.line(format!("({p}, {q}) = ({q} * {k}, {p} + {best}.1);")));
+                        self.features
+                            .insert("a tuple held as a value, destructuring assignment");
                         self.terms.push(p);
                         self.terms.push(q);
                     }
