@@ -102,6 +102,9 @@ pub struct PlainStruct {
 pub(crate) struct CrateTypes {
     pub(crate) aliases: BTreeMap<String, syn::ItemType>,
     pub(crate) structs: BTreeMap<String, syn::ItemStruct>,
+    /// `usize` constants (array lengths such as `const ORDER: usize = 6;`), by name: their
+    /// value where it is a literal or a sum of literals and earlier such constants.
+    pub(crate) lengths: BTreeMap<String, u64>,
 }
 
 impl CrateTypes {
@@ -109,6 +112,7 @@ impl CrateTypes {
         let mut types = CrateTypes {
             aliases: BTreeMap::new(),
             structs: BTreeMap::new(),
+            lengths: BTreeMap::new(),
         };
         modules.iter().for_each(|m| types.add(m));
         types
@@ -124,8 +128,35 @@ impl CrateTypes {
                 syn::Item::Struct(s) => {
                     self.structs.insert(s.ident.to_string(), s.clone());
                 }
+                syn::Item::Const(c) if tokens(&c.ty) == "usize" => {
+                    if let Some(n) = self.length_value(&c.expr) {
+                        self.lengths.insert(c.ident.to_string(), n);
+                    }
+                }
                 _ => {}
             }
+        }
+    }
+
+    /// The value of a length: an integer literal, a constant known so far, or a sum or
+    /// product of those.
+    fn length_value(&self, e: &syn::Expr) -> Option<u64> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok(),
+            syn::Expr::Path(p) => self.lengths.get(&p.path.get_ident()?.to_string()).copied(),
+            syn::Expr::Paren(p) => self.length_value(&p.expr),
+            syn::Expr::Binary(b) => {
+                let (l, r) = (self.length_value(&b.left)?, self.length_value(&b.right)?);
+                match b.op {
+                    syn::BinOp::Add(_) => l.checked_add(r),
+                    syn::BinOp::Mul(_) => l.checked_mul(r),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -221,10 +252,17 @@ impl TypeCtx<'_> {
                         CONST_N.to_string(),
                     ))
                 }
-                _ => Err(format!(
-                    "array length `{}` is not a literal",
-                    tokens(&a.len)
-                )),
+                len => match self.types.length_value(len) {
+                    // (a constant of the crate: its value)
+                    Some(n) => Ok(Kind::Array(
+                        Box::new(self.value(&a.elem, depth + 1)?),
+                        n.to_string(),
+                    )),
+                    None => Err(format!(
+                        "array length `{}` is not a literal",
+                        tokens(&a.len)
+                    )),
+                },
             },
             syn::Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last().ok_or("empty path")?;
