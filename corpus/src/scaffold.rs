@@ -243,6 +243,8 @@ fn call_args(c: &Candidate, prefix: &str) -> String {
             match (pass, kind) {
                 (Pass::Ref, Kind::Struct(_)) => format!("&{value}"),
                 (Pass::Ref, _) => format!("&a.{i}"),
+                // (a copy lent to each call: the drawn value is where every call starts)
+                (Pass::Mut, _) => format!("&mut a.{i}.clone()"),
                 (Pass::Value, _) => value,
             }
         })

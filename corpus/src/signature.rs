@@ -77,6 +77,10 @@ pub enum Pass {
     Value,
     /// By shared reference (`&X`, and `&[X]` for a `Vec` kind).
     Ref,
+    /// By exclusive reference to floats (`&mut f64`, `&mut [f64]`, `&mut [f64; N]`): each
+    /// call is lent a copy of the drawn value; the check differentiates the result with
+    /// respect to the value the function starts from.
+    Mut,
 }
 
 /// One parameter of a measured function.
@@ -202,7 +206,19 @@ impl TypeCtx<'_> {
         match ty {
             syn::Type::Reference(r) => {
                 if r.mutability.is_some() {
-                    return Err(format!("`&mut` parameter `{}`", tokens(ty)));
+                    let kind = match &*r.elem {
+                        syn::Type::Slice(s) => Kind::Vec(Box::new(self.value(&s.elem, depth)?)),
+                        other => self.value(other, depth)?,
+                    };
+                    let floats = match &kind {
+                        Kind::Float(_) => true,
+                        Kind::Vec(e) | Kind::Array(e, _) => matches!(**e, Kind::Float(_)),
+                        _ => false,
+                    };
+                    if !floats {
+                        return Err(format!("`&mut` parameter `{}`", tokens(ty)));
+                    }
+                    return Ok((Pass::Mut, kind));
                 }
                 match &*r.elem {
                     syn::Type::Slice(s) => {
