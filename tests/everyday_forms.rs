@@ -2554,3 +2554,96 @@ fn tuples_held_as_values() {
         assert!((f64::from(*u) - v).abs() < 1e-4 * (1.0 + v.abs()));
     }
 }
+
+// `while let`: a stack drained by `pop`, a work list that pushes while it pops (with a
+// label, `continue` and `break`), the top read by `last`.
+
+#[differentiable]
+fn drained(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let mut s = 0.0;
+    while let Some(x) = v.pop() {
+        s = s * 0.5 + x * x;
+    }
+    s
+}
+
+#[differentiable]
+fn work_list(xs: &[f64], a: f64) -> f64 {
+    let mut stack = vec![a];
+    let mut total = 0.0;
+    let mut steps = 0;
+    'work: while let Some(top) = stack.pop() {
+        steps += 1;
+        if steps > 20 {
+            break 'work;
+        }
+        if top.abs() < 0.05 {
+            continue;
+        }
+        total += top.sin();
+        if steps < 6 {
+            stack.push(top * xs[steps % xs.len()]);
+            stack.push(top * 0.3);
+        }
+    }
+    total
+}
+
+#[differentiable]
+fn peeled_while_large(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    let mut s = 1.0;
+    while let Some(&x) = v.last() {
+        if x < -1.0 {
+            break;
+        }
+        s *= x + 2.0;
+        v.pop();
+    }
+    s
+}
+
+#[test]
+fn while_let_loops() {
+    let xs = [0.3, -1.2, 0.7, 2.0];
+    // by hand: s = Σₖ xₖ²·2^(k−3), the last element popped first
+    let g = gradients_function!(drained)(&xs);
+    close_to2(
+        &g,
+        &[2.0 * xs[0], xs[1], 0.5 * xs[2], 0.25 * xs[3]],
+        "drained",
+    );
+    // by hand: s = (x₃ + 2)(x₂ + 2), stopping at x₁ < −1
+    let g = gradients_function!(peeled_while_large)(&xs);
+    close_to2(
+        &g,
+        &[0.0, 0.0, xs[3] + 2.0, xs[2] + 2.0],
+        "peeled_while_large",
+    );
+    let t = [0.5, -1.0, 0.25, 2.0];
+    close_to2(&g, &fd2(peeled_while_large, &xs), "peeled_while_large");
+    close_to2(
+        &gradients_function!(drained)(&xs),
+        &fd2(drained, &xs),
+        "drained",
+    );
+    close_to2(
+        &vjp!(drained)(&xs).1(1.0),
+        &fd2(drained, &xs),
+        "drained, vjp!",
+    );
+    let (_, tangent) = jvp!(peeled_while_large)(&xs, &t);
+    assert!(close(tangent, along(&[g], &t), 1e-12));
+    let a = 0.9;
+    let p: Vec<f64> = xs.iter().copied().chain([a]).collect();
+    let (value, (g, ga)) = value_and_gradients_function!(work_list)(&xs, a);
+    assert_eq!(value, work_list(&xs, a));
+    close_to2(
+        &[g, vec![ga]].concat(),
+        &fd2(|p| work_list(&p[..4], p[4]), &p),
+        "work_list",
+    );
+    let (_, tangent) = jvp!(work_list)(&xs, a, &[0.0; 4], 1.0);
+    assert!(close(tangent, ga, 1e-12));
+}

@@ -74,9 +74,6 @@ pub const CHAIN_BREAK: &str =
     "a `for` loop over `a.chain(b)` that breaks out of itself is not supported: it runs as \
      two loops, one over each part; write the two loops out, or collect the parts into one \
      `Vec` first";
-pub const WHILE_LET: &str =
-    "`while let` is not supported in differentiable code; use `loop` with `match` and \
-     `break`";
 pub const UNSAFE_BLOCK: &str =
     "`unsafe` blocks cannot be differentiated: the reverse sweep could not uphold their \
      safety contract; move the unsafe code into a function with a custom rule \

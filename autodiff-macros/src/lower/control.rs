@@ -378,8 +378,31 @@ impl Lowering<'_> {
     }
 
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
+        // `while let p = e { body }`: `loop { if let p = e { body } else { break } }`
         if let syn::Expr::Let(l) = &*w.cond {
-            return self.unsupported(l, diag::WHILE_LET);
+            let span = l.span();
+            let (label, body) = (&w.label, &w.body);
+            let looped: syn::Block = syn::parse_quote_spanned! {span=>
+                {
+                    #label loop {
+                        if #l #body else {
+                            break;
+                        }
+                    }
+                }
+            };
+            // (the ends of a sequence read as the pre-pass reads them in the user's
+            // `if let`: `while let Some(&top) = stack.last()`)
+            let looped = super::expr::sequence_ends(&looped);
+            let looped = self.synth.get(
+                "while_let",
+                syn::Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: looped,
+                }),
+            );
+            return self.expr(&looped);
         }
         let label = w.label.as_ref().map(|l| l.name.ident.to_string());
         self.lower_loop(label, None, |l| {
