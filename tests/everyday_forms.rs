@@ -2647,3 +2647,49 @@ fn while_let_loops() {
     let (_, tangent) = jvp!(work_list)(&xs, a, &[0.0; 4], 1.0);
     assert!(close(tangent, ga, 1e-12));
 }
+
+// A negative literal beside a value that may be an array (a struct's field: the struct
+// might hold arrays), in a tuple a `fold` starts from: the literal takes the field's type
+// (it once stayed an unknown float, and the compiler chose a `Vec` adjoint for the sum).
+
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Halves {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+#[differentiable]
+fn halves(v: &[f64], s: f64) -> Halves {
+    let lo = (v[0] * s).sin();
+    Halves {
+        lo,
+        hi: v[v.len() - 1] * -0.5 + s * lo,
+    }
+}
+
+#[differentiable]
+fn folded_from_a_field(xs: &[f64], a: f64) -> f64 {
+    let h = halves(xs, a);
+    let t = h.lo;
+    let (p, q) = xs.iter().fold((0.0, t.tanh() * -0.5), |(p, q), &v| {
+        (p + v * 0.5, (q + v).sin())
+    });
+    p * q + h.hi * (-1.5)
+}
+
+#[test]
+fn negative_literals_beside_fields() {
+    let xs = [0.3, -1.2, 0.7, 2.0];
+    let a = 0.4;
+    let p: Vec<f64> = xs.iter().copied().chain([a]).collect();
+    let (value, (g, ga)) = value_and_gradients_function!(folded_from_a_field)(&xs, a);
+    assert_eq!(value, folded_from_a_field(&xs, a));
+    close_to2(
+        &[g.clone(), vec![ga]].concat(),
+        &fd2(|p| folded_from_a_field(&p[..4], p[4]), &p),
+        "folded_from_a_field",
+    );
+    let t = [0.5, -1.0, 0.25, 2.0];
+    let (_, tangent) = jvp!(folded_from_a_field)(&xs, a, &t, 0.0);
+    assert!(close(tangent, along(&[g], &t), 1e-12));
+}

@@ -182,6 +182,25 @@ pub enum Operand {
 }
 
 impl Operand {
+    /// A number written out (`2.0`, `-0.5`, `(1e-3)`): its type is the other operand's
+    /// element type, which a tensor operation must name (`elem_of`), or the float the
+    /// literal leaves to inference stays unknown where a method is chosen by its type.
+    pub fn is_literal(&self) -> bool {
+        let Operand::Inline(e) = self else {
+            return false;
+        };
+        let mut e: &syn::Expr = e;
+        loop {
+            match e {
+                syn::Expr::Paren(p) => e = &p.expr,
+                syn::Expr::Group(g) => e = &g.expr,
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => e = &u.expr,
+                syn::Expr::Lit(_) => return true,
+                _ => return false,
+            }
+        }
+    }
+
     pub fn tokens(&self) -> TokenStream {
         match self {
             Operand::Var(v) => {

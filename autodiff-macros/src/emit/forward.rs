@@ -68,7 +68,7 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
             match prim {
                 Prim::Binary { rule, .. } if maybe_array => {
                     // a float literal takes the other operand's element type
-                    let literal = |o: &Operand| matches!(o, Operand::Inline(syn::Expr::Lit(_)));
+                    let literal = Operand::is_literal;
                     let (l, r) = match (literal(&args[0]), literal(&args[1])) {
                         (true, false) => {
                             let (x, other) = (&a[0], &a[1]);

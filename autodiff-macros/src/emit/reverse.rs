@@ -442,10 +442,7 @@ impl Emitter<'_> {
                                     Read::Operand(i)
                                         if tensor
                                             && matches!(prim, Prim::Binary { .. })
-                                            && matches!(
-                                                args[*i],
-                                                Operand::Inline(syn::Expr::Lit(_))
-                                            ) =>
+                                            && args[*i].is_literal() =>
                                     {
                                         let x = self.operand(&args[*i]);
                                         quote!(#rt::ops::tensor::elem_of(&#dy, #x))

@@ -902,7 +902,7 @@ impl Tangents<'_> {
         let only = active[0];
         // a literal operand is a scalar of the other operand's element type
         let operand_like = |k: usize, like: &TokenStream| match &args[k] {
-            Operand::Inline(syn::Expr::Lit(_)) => {
+            o if o.is_literal() => {
                 let x = &a[k];
                 quote!(#ts::elem_of(&#like, #x))
             }
