@@ -62,7 +62,7 @@ impl Row {
 const PANIC: &str = "macro panic";
 
 /// The categories: those of the open issue in its order, then the others met in the corpus.
-pub const CATEGORIES: [&str; 21] = [
+pub const CATEGORIES: [&str; 22] = [
     PANIC,
     "from_f64 ambiguity",
     "destructuring",
@@ -83,6 +83,7 @@ pub const CATEGORIES: [&str; 21] = [
     "nested indexing",
     "generic bounds other than `Float`",
     "type error in generated code",
+    "borrowed result",
     "other",
 ];
 
@@ -115,6 +116,9 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     }
     if msg.contains("without a value") {
         return "`let` without a value";
+    }
+    if msg.contains("cannot return a reference") {
+        return "borrowed result";
     }
     if msg.contains("only local variables declared with `let mut`") {
         return "writes outside `let mut` locals";
