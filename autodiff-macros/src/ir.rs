@@ -182,23 +182,37 @@ pub enum Operand {
 }
 
 impl Operand {
+    /// The expression written inline, out of its parentheses.
+    fn bare(&self) -> Option<&syn::Expr> {
+        let Operand::Inline(e) = self else {
+            return None;
+        };
+        let mut e: &syn::Expr = e;
+        while let syn::Expr::Paren(syn::ExprParen { expr, .. })
+        | syn::Expr::Group(syn::ExprGroup { expr, .. }) = e
+        {
+            e = expr;
+        }
+        Some(e)
+    }
+
     /// A number written out (`2.0`, `-0.5`, `(1e-3)`): its type is the other operand's
     /// element type, which a tensor operation must name (`elem_of`), or the float the
     /// literal leaves to inference stays unknown where a method is chosen by its type.
     pub fn is_literal(&self) -> bool {
-        let Operand::Inline(e) = self else {
-            return false;
-        };
-        let mut e: &syn::Expr = e;
-        loop {
-            match e {
-                syn::Expr::Paren(p) => e = &p.expr,
-                syn::Expr::Group(g) => e = &g.expr,
-                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => e = &u.expr,
-                syn::Expr::Lit(_) => return true,
-                _ => return false,
+        match self.bare() {
+            Some(syn::Expr::Unary(u)) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                matches!(&*u.expr, syn::Expr::Lit(_))
             }
+            Some(syn::Expr::Lit(_)) => true,
+            _ => false,
         }
+    }
+
+    /// A literal `None` (an argument left out).
+    pub fn is_none_literal(&self) -> bool {
+        matches!(self.bare(), Some(syn::Expr::Path(p))
+            if p.qself.is_none() && p.path.is_ident("None"))
     }
 
     pub fn tokens(&self) -> TokenStream {

@@ -270,18 +270,6 @@ fn forward_param_type(ty: &syn::Type, type_params: &[syn::Ident]) -> bool {
         || optional_float(ty, type_params).is_some()
 }
 
-/// A literal `None` (an argument left out).
-fn is_literal_none(a: &Operand) -> bool {
-    let mut e = match a {
-        Operand::Inline(e) => e,
-        _ => return false,
-    };
-    while let syn::Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident("None"))
-}
-
 /// The float of an optional float parameter (`xbar: Option<f64>`, `Option<T>`), whose
 /// tangent is the float's (`None`'s is zero), as `Differentiable` has it.
 pub(crate) fn optional_float<'t>(
@@ -627,7 +615,7 @@ impl Tangents<'_> {
                 Some(t) => t,
                 // (a literal `None` has no type to probe: an optional float's tangent is
                 // the float's zero, its type the callee's parameter's)
-                None if is_literal_none(a) => quote!(#rt::ops::real_zero()),
+                None if a.is_none_literal() => quote!(#rt::ops::real_zero()),
                 None => {
                     let a = a.tokens();
                     quote! {

@@ -378,32 +378,6 @@ impl Lowering<'_> {
     }
 
     pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Value {
-        // `while let p = e { body }`: `loop { if let p = e { body } else { break } }`
-        if let syn::Expr::Let(l) = &*w.cond {
-            let span = l.span();
-            let (label, body) = (&w.label, &w.body);
-            let looped: syn::Block = syn::parse_quote_spanned! {span=>
-                {
-                    #label loop {
-                        if #l #body else {
-                            break;
-                        }
-                    }
-                }
-            };
-            // (the ends of a sequence read as the pre-pass reads them in the user's
-            // `if let`: `while let Some(&top) = stack.last()`)
-            let looped = super::expr::sequence_ends(&looped);
-            let looped = self.synth.get(
-                "while_let",
-                syn::Expr::Block(syn::ExprBlock {
-                    attrs: Vec::new(),
-                    label: None,
-                    block: looped,
-                }),
-            );
-            return self.expr(&looped);
-        }
         let label = w.label.as_ref().map(|l| l.name.ident.to_string());
         self.lower_loop(label, None, |l| {
             let cond = l.condition(&w.cond);
@@ -695,4 +669,58 @@ fn adapted_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
         }
         _ => None,
     }
+}
+
+/// Forms written as others, before lowering (the body is rewritten once, so its nodes keep
+/// their addresses): `while let p = e { body }` as `loop { if let p = e { body } else {
+/// break } }`, and a destructuring assignment `(a, b.0, _) = e;` as `{ let (p0, p1, _) =
+/// e; a = p0; b.0 = p1; }` (nested tuples in turn).
+pub(super) fn desugared(block: &syn::Block) -> syn::Block {
+    struct Rewrite;
+    impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            match e {
+                syn::Expr::While(w) if matches!(&*w.cond, syn::Expr::Let(_)) => {
+                    let (label, cond, body) = (&w.label, &w.cond, &w.body);
+                    let span = cond.span();
+                    *e = syn::parse_quote_spanned! {span=>
+                        #label loop {
+                            if #cond #body else {
+                                break;
+                            }
+                        }
+                    };
+                }
+                syn::Expr::Assign(a) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
+                    let syn::Expr::Tuple(t) = &*a.left else {
+                        unreachable!("a tuple on the left")
+                    };
+                    let span = a.left.span();
+                    let mut names = Vec::new();
+                    let mut writes: Vec<syn::Stmt> = Vec::new();
+                    for (i, place) in t.elems.iter().enumerate() {
+                        if matches!(place, syn::Expr::Infer(_)) {
+                            names.push(quote::quote_spanned!(span=> _));
+                            continue;
+                        }
+                        let part = quote::format_ident!("__autodiff_part{}", i, span = span);
+                        names.push(quote::quote!(#part));
+                        writes.push(syn::parse_quote_spanned!(span=> #place = #part;));
+                    }
+                    let right = &a.right;
+                    *e = syn::parse_quote_spanned! {span=>
+                        {
+                            let (#(#names,)*) = #right;
+                            #(#writes)*
+                        }
+                    };
+                }
+                _ => {}
+            }
+            syn::visit_mut::visit_expr_mut(self, e);
+        }
+    }
+    let mut out = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
+    out
 }

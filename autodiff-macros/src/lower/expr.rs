@@ -438,29 +438,6 @@ impl Lowering<'_> {
                     return self.unsupported(left, write_error);
                 }
             }
-            // `(s, c) = (c, -s);`: the value bound to fresh names, then each written
-            syn::Expr::Tuple(t) if compound.is_none() => {
-                let span = e.span();
-                let mut names = Vec::new();
-                let mut writes: Vec<syn::Stmt> = Vec::new();
-                for (i, place) in t.elems.iter().enumerate() {
-                    if matches!(place, syn::Expr::Infer(_)) {
-                        names.push(quote::quote_spanned!(span=> _));
-                        continue;
-                    }
-                    let part = quote::format_ident!("__autodiff_part{}", i, span = span);
-                    names.push(quote::quote!(#part));
-                    writes.push(syn::parse_quote_spanned!(span=> #place = #part;));
-                }
-                let block: syn::Expr = syn::parse_quote_spanned! {span=>
-                    {
-                        let (#(#names,)*) = #right;
-                        #(#writes)*
-                    }
-                };
-                let block = self.synth.get("tuple_assign", block);
-                return self.expr(&block);
-            }
             _ => return self.unsupported(left, write_error),
         }
         Value::Tuple(Vec::new())

@@ -167,7 +167,7 @@ pub fn lower(
     let body = &scalar_out_parameters(sig, body);
     let body = &views::rewrite(&iterators::effects_as_loops(&expr::vec_literals(
         &expr::sequence_ends(&ndarray::flat_iterations(
-            &qualify_float_constants(body, generics),
+            &control::desugared(&qualify_float_constants(body, generics)),
             sig,
         )),
     )));
