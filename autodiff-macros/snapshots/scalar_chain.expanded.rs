@@ -202,26 +202,37 @@ impl ::autodiff::__private::entry::Reverse2 for chain {
                     let __v6 = __v0 * __v3;
                     let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                     let mut __d8 = __t1;
-                    let mut __d5 = ::autodiff::__private::ops::add_d0(&__d8);
-                    let mut __d7 = ::autodiff::__private::ops::add_d1(&__d8);
-                    let mut __d6 = ::autodiff::__private::ops::cos_d0(&__v6, &__d7);
-                    ::autodiff::__private::Accumulate::accumulate(
-                        &mut __d0,
-                        ::autodiff::__private::ops::mul_d0(&__v3, &__d6),
-                    );
-                    let mut __d3 = ::autodiff::__private::ops::mul_d1(&__v0, &__d6);
-                    let mut __d4 = ::autodiff::__private::ops::mul_d0(&(1.0001), &__d5);
-                    ::autodiff::__private::Accumulate::accumulate(
-                        &mut __d3,
-                        ::autodiff::__private::ops::sin_d0(&__v3, &__d4),
-                    );
+                    let (__pa7, __pa8) = if ::autodiff::__private::ops::zero_cotangent(
+                        &__d8,
+                    ) {
+                        (__d8, __d8)
+                    } else {
+                        let __p2 = ::autodiff::__private::ops::one_like(&__d8);
+                        let __p3 = ::autodiff::__private::ops::add_d0(&__p2);
+                        let __p4 = ::autodiff::__private::ops::add_d1(&__p2);
+                        let __p5 = ::autodiff::__private::ops::mul_d0(&(1.0001), &__p3);
+                        let __p6 = ::autodiff::__private::ops::cos_d0(&__v6, &__p4);
+                        (
+                            ::autodiff::__private::ops::scale_by(
+                                ::autodiff::__private::ops::sin_d0(&__v3, &__p5)
+                                    + ::autodiff::__private::ops::mul_d1(&__v0, &__p6),
+                                &__d8,
+                            ),
+                            ::autodiff::__private::ops::scale_by(
+                                ::autodiff::__private::ops::mul_d0(&__v3, &__p6),
+                                &__d8,
+                            ),
+                        )
+                    };
+                    let mut __d3 = __pa7;
+                    ::autodiff::__private::Accumulate::accumulate(&mut __d0, __pa8);
                     ::autodiff::__private::Accumulate::accumulate_read(
                         &mut __dc0,
                         ::autodiff::__private::ops::identity_d0(&__d3),
                     );
                 }
-                let __t2 = ::autodiff::__private::ops::take_d0(&mut __dc0);
-                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __t2);
+                let __t9 = ::autodiff::__private::ops::take_d0(&mut __dc0);
+                ::autodiff::__private::Accumulate::accumulate(&mut __d0, __t9);
                 (
                     ::autodiff::__private::finish_tangent(&__v0, __d0),
                     ::autodiff::__private::NoTangent,

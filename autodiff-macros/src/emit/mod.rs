@@ -17,6 +17,7 @@ mod fences;
 mod forward;
 mod hoist;
 mod increments;
+mod preaccumulate;
 mod reverse;
 mod tangent;
 
@@ -313,6 +314,9 @@ pub(crate) struct Emitter<'a> {
     /// which get no contribution.
     pub(crate) increment_values: HashSet<VarId>,
     pub(crate) increment_reads: HashSet<VarId>,
+    /// Cells' updates from their own value read more than once, by root (see
+    /// `preaccumulate`).
+    pub(crate) preaccumulated: HashMap<VarId, preaccumulate::Tree>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -758,6 +762,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         hoisted: HashMap::new(),
         increment_values: HashSet::new(),
         increment_reads: HashSet::new(),
+        preaccumulated: preaccumulate::trees(body),
     };
     (e.increment_values, e.increment_reads) = increments::increments(body, &e.grown);
     e.keeps = (e.defs.values())

@@ -203,6 +203,61 @@ impl Emitter<'_> {
         quote!(#prefix #body)
     }
 
+    /// What rule `k` of `prim` (defining `dst` from `args`) reads, as tokens.
+    fn rule_reads(
+        &mut self,
+        rule: &crate::rules::Rule,
+        prim: &Prim,
+        dst: VarId,
+        args: &[Operand],
+        k: usize,
+        tensor: bool,
+    ) -> Vec<TokenStream> {
+        let rt = rt();
+        let dy = dst.adjoint();
+        rule.reads(k, tensor)
+            .iter()
+            .map(|r| match r {
+                Read::Output => self.var(dst),
+                // a float literal beside an array takes the array's element type, which
+                // the cotangent has too (`&u / 1.25` with `u` of `f32`s)
+                Read::Operand(i)
+                    if tensor && matches!(prim, Prim::Binary { .. }) && args[*i].is_literal() =>
+                {
+                    let x = self.operand(&args[*i]);
+                    quote!(#rt::ops::tensor::elem_of(&#dy, #x))
+                }
+                Read::Operand(i) => match &args[*i] {
+                    Operand::Var(v) if self.const_items.contains(v) => {
+                        crate::emit::owned(self.operand(&args[*i]))
+                    }
+                    other => self.operand(other),
+                },
+            })
+            .collect()
+    }
+
+    /// Scalar rule `k` of `prim` (defining `dst` from `args`) applied to the cotangent
+    /// `dy` (see `preaccumulate`).
+    pub(crate) fn scalar_rule(
+        &mut self,
+        rule: &crate::rules::Rule,
+        prim: &Prim,
+        dst: VarId,
+        args: &[Operand],
+        k: usize,
+        dy: &TokenStream,
+    ) -> TokenStream {
+        let rt = rt();
+        if let Some((name, s)) = self.sibling_output(rule, dst, &args[k]) {
+            let s = self.var(s);
+            return quote!(#rt::ops::#name(&#s, &#dy));
+        }
+        let reads = self.rule_reads(rule, prim, dst, args, k, false);
+        let name = format_ident!("{}_d{}", rule.name, k);
+        quote!(#rt::ops::#name(#(&#reads,)* &#dy))
+    }
+
     pub(crate) fn rev_stmt(&mut self, out: &mut TokenStream, stmt: &Stmt) {
         let rt = rt();
         match stmt {
@@ -242,6 +297,10 @@ impl Emitter<'_> {
                     self.negated.remove(dst);
                 }
                 let negated = negated && signed_rule;
+                if let Some(tree) = self.preaccumulated(*dst) {
+                    self.preaccumulate(out, &tree, negated);
+                    return;
+                }
                 match rhs {
                     Rhs::Inactive(_) | Rhs::SubSlice { .. } => {}
                     Rhs::Copy(o) | Rhs::Owned { of: o, .. } => {
@@ -431,30 +490,7 @@ impl Emitter<'_> {
                                 );
                                 continue;
                             }
-                            let reads: Vec<TokenStream> = rule
-                                .reads(k, tensor)
-                                .iter()
-                                .map(|r| match r {
-                                    Read::Output => self.var(*dst),
-                                    // a float literal beside an array takes the array's
-                                    // element type, which the cotangent has too (`&u / 1.25`
-                                    // with `u` of `f32`s)
-                                    Read::Operand(i)
-                                        if tensor
-                                            && matches!(prim, Prim::Binary { .. })
-                                            && args[*i].is_literal() =>
-                                    {
-                                        let x = self.operand(&args[*i]);
-                                        quote!(#rt::ops::tensor::elem_of(&#dy, #x))
-                                    }
-                                    Read::Operand(i) => match &args[*i] {
-                                        Operand::Var(v) if self.const_items.contains(v) => {
-                                            crate::emit::owned(self.operand(&args[*i]))
-                                        }
-                                        other => self.operand(other),
-                                    },
-                                })
-                                .collect();
+                            let reads = self.rule_reads(rule, prim, *dst, args, k, tensor);
                             let name = format_ident!("{}_d{}", rule.name, k);
                             let path = if tensor {
                                 quote!(#rt::ops::tensor::#name)

@@ -181,6 +181,42 @@ pub fn accumulate_negated<T: Real>(into: &mut T, contribution: T) {
     *into = *into - contribution;
 }
 
+/// One of a scalar adjoint's type: the seed of a statement's preaccumulated partials
+/// (generated code combines the partials of a cell's update with respect to its old value,
+/// read more than once, before the cotangent meets them: `y -= h * a * y` gives
+/// `dy *= 1 − h·a`).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::one_like(&0.25_f32), 1.0);
+/// ```
+#[inline(always)]
+pub fn one_like<T: Real>(_: &T) -> T {
+    T::one()
+}
+
+/// Whether a scalar cotangent is exactly zero (a dual number's value and tangent both):
+/// a preaccumulated statement then contributes zero without computing its partials (see
+/// [`one_like`]).
+///
+/// ```
+/// assert!(autodiff_runtime::ops::zero_cotangent(&-0.0_f64));
+/// assert!(!autodiff_runtime::ops::zero_cotangent(&1e-300_f64));
+/// ```
+#[inline(always)]
+pub fn zero_cotangent<T: Real>(dy: &T) -> bool {
+    dy.is_strong_zero()
+}
+
+/// A preaccumulated partial applied to the cotangent: `partial · dy` (see [`one_like`]).
+///
+/// ```
+/// assert_eq!(autodiff_runtime::ops::scale_by(0.5_f64, &3.0), 1.5);
+/// ```
+#[inline(always)]
+pub fn scale_by<T: Real>(partial: T, dy: &T) -> T {
+    partial * *dy
+}
+
 /// The zero of a float type, inferred from where it goes (the zeros a collected `Vec` of
 /// differentiable values starts from).
 ///
