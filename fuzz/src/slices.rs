@@ -162,6 +162,7 @@ const FEATURES: &[&str] = &[
     "&mut f64 helper: a local",
     "&mut f64 helper: an element of a local buffer",
     "fields of derived structs written in place (a collected `Vec`, a local)",
+    "a local updated from its value read twice (preaccumulated)",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how

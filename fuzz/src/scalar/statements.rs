@@ -50,7 +50,7 @@ impl FnGen<'_> {
         let in_loop = !self.loops.is_empty();
         let typed_target = self.is_typed_var(&name);
         let form = if typed_target {
-            self.rng.below(8)
+            self.rng.below(9)
         } else {
             // The first update gives the accumulator its type; it must not read it.
             *self.rng.pick(&[0, 1, 2, 3, 7])
@@ -94,6 +94,22 @@ impl FnGen<'_> {
                     format!("{name} = {};", method(inner, f, vec![]).render()),
                     1.6,
                 )
+            }
+            8 => {
+                // an update from the value read twice (its adjoint's partials are
+                // combined before the cotangent meets them): relaxation, logistic growth
+                let (e, _) = self.expr(1);
+                let e = method(e, "tanh", vec![]).render();
+                self.features
+                    .insert("a local updated from its value read twice (preaccumulated)");
+                if self.rng.chance(0.5) {
+                    (format!("{name} -= 0.25 * {name} * {e};"), mag * 1.25)
+                } else {
+                    (
+                        format!("{name} += 0.1 * {e} * (1.0 - {name});"),
+                        mag + 0.1 * (1.0 + mag),
+                    )
+                }
             }
             _ => {
                 let (e, m) = self.bounded(2, 3.0);
