@@ -140,7 +140,7 @@ pub mod __private {
     };
     pub use autodiff_runtime::{
         adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent, ops, zero_tangent,
-        Accumulate, Differentiable, NoTangent, Real, Reset,
+        Accumulate, ConstantNumber, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{
         again, dual, entry, forward, implicit, jacobian, methods, ndarray, num_traits, reuse,

@@ -2693,3 +2693,117 @@ fn negative_literals_beside_fields() {
     let (_, tangent) = jvp!(folded_from_a_field)(&xs, a, &t, 0.0);
     assert!(close(tangent, along(&[g], &t), 1e-12));
 }
+
+/// A constant written as a function of no parameters (astro's
+/// `equatorial_unit_semidiameter()`), annotated like its module's other helpers and
+/// called by a differentiable function: its tangent and adjoint are nothing.
+#[differentiable]
+fn unit_semidiameter() -> f64 {
+    (82.73f64 / 3600.0).to_radians()
+}
+
+#[differentiable]
+fn polar_semidiameter(dist: f64, lat: f64) -> f64 {
+    let a = unit_semidiameter();
+    let k = 0.1;
+    (a / dist) * (1.0 - k * lat.cos().powi(2)).sqrt()
+}
+
+#[test]
+fn helpers_of_no_parameters() {
+    let (d, lat) = (9.5, 0.4);
+    let a = (82.73f64 / 3600.0).to_radians();
+    let s = (1.0 - 0.1 * lat.cos().powi(2)).sqrt();
+    // by hand: ∂/∂d = −a s / d², ∂/∂lat = (a / d) · 0.1 · cos·sin / s
+    let by_hand = [-a * s / (d * d), a / d * 0.1 * lat.cos() * lat.sin() / s];
+    let (v, (gd, glat)) = value_and_gradients_function!(polar_semidiameter)(d, lat);
+    assert_eq!(v.to_bits(), polar_semidiameter(d, lat).to_bits());
+    let fd = autodiff::check::finite_difference(|p| polar_semidiameter(p[0], p[1]), &[d, lat]);
+    for (got, (h, n)) in [gd, glat].into_iter().zip(by_hand.into_iter().zip(fd)) {
+        assert!(close(got, h, 1e-12) && close(got, n, 1e-6), "{got} {h} {n}");
+    }
+    let (jv, jt) = jvp!(polar_semidiameter)(d, lat, 0.5, -2.0);
+    assert_eq!(jv.to_bits(), v.to_bits());
+    assert!(
+        close(jt, 0.5 * by_hand[0] - 2.0 * by_hand[1], 1e-12),
+        "{jt}"
+    );
+    let (_, pullback) = vjp!(polar_semidiameter)(d, lat);
+    let (pd, plat) = pullback(3.0);
+    assert!(close(pd, 3.0 * by_hand[0], 1e-12) && close(plat, 3.0 * by_hand[1], 1e-12));
+}
+
+/// The largest element, found by reference (scilib's `max_slice`): a local holding a
+/// reference to an element, replaced by the loop's items.
+#[differentiable]
+fn largest_by_reference<T>(val: &[T]) -> T
+where
+    T: std::cmp::PartialOrd + Copy,
+{
+    let mut current_max: &T = &val[0];
+    for v in val.iter() {
+        if v > current_max {
+            current_max = v;
+        }
+    }
+    *current_max
+}
+
+/// References to elements held in locals, annotated or not, compared, dereferenced and
+/// used in arithmetic as written.
+#[differentiable]
+fn references_to_elements(val: &[f64]) -> f64 {
+    let first = &val[0];
+    let second: &f64 = &val[1];
+    let mut best = &val[2];
+    if *first > 0.5 * best {
+        best = first;
+    }
+    for v in val.iter().skip(3) {
+        if v > best && v != second {
+            best = v;
+        }
+    }
+    *first * 2.0 + *best * best.abs() - second * 0.5
+}
+
+#[test]
+fn locals_holding_references_to_elements() {
+    let x = [1.0, 3.0, 0.4, 2.5, -1.0];
+    let g = gradients_function!(largest_by_reference)(&x[..]);
+    assert_eq!(g, vec![0.0, 1.0, 0.0, 0.0, 0.0]);
+    let g32 = gradients_function!(largest_by_reference)(&[1.0f32, 3.0, 2.0][..]);
+    assert_eq!(g32, vec![0.0, 1.0, 0.0]);
+    let (v, t) = jvp!(largest_by_reference)(&x[..], &[0.1, 0.2, 0.3, 0.4, 0.5][..]);
+    assert_eq!((v, t), (3.0, 0.2));
+    let fd = autodiff::check::finite_difference(largest_by_reference, &x);
+    for (a, b) in g.iter().zip(&fd) {
+        assert!(close(*a, *b, 1e-6), "{g:?} vs {fd:?}");
+    }
+
+    for x in [[1.0, 3.0, 0.4, 2.5, -1.0], [0.3, -2.0, 1.2, 0.1, 1.7]] {
+        let (v, g) = value_and_gradients_function!(references_to_elements)(&x[..]);
+        assert_eq!(v.to_bits(), references_to_elements(&x).to_bits());
+        // by hand: 2·x0 + b·|b| − 0.5·x1, b the element `best` ends at
+        let mut b = if x[0] > 0.5 * x[2] { 0 } else { 2 };
+        for k in 3..x.len() {
+            if x[k] > x[b] && x[k] != x[1] {
+                b = k;
+            }
+        }
+        let mut by_hand = vec![0.0; x.len()];
+        by_hand[0] += 2.0;
+        by_hand[1] -= 0.5;
+        by_hand[b] += 2.0 * x[b].abs();
+        let fd = autodiff::check::finite_difference(references_to_elements, &x);
+        for k in 0..x.len() {
+            assert!(close(g[k], by_hand[k], 1e-12), "{k}: {g:?} vs {by_hand:?}");
+            assert!(close(g[k], fd[k], 1e-6), "{k}: {g:?} vs {fd:?}");
+        }
+        let (_, pullback) = vjp!(references_to_elements)(&x[..]);
+        let p = pullback(-1.5);
+        for k in 0..x.len() {
+            assert!(close(p[k], -1.5 * by_hand[k], 1e-12));
+        }
+    }
+}

@@ -277,7 +277,13 @@ pub(crate) fn try_expand(
     let runtime_vjp = args.custom_vjp.is_none() && crate::companions::entry_kinds(&sig).is_some();
     // (a `const fn` can read no variable and call no function that does: it answers no
     // request, and stays callable in constants)
-    if sig.answers_requests() && func.sig.constness.is_none() {
+    // (nor one with a parameter of a converted type, `T: Into<f64>`: its derivative takes
+    // integers only there, see `converted_type_params`)
+    let converted = crate::signature::converted_type_params(
+        &func.sig.generics,
+        &crate::signature::float_type_params(&func.sig.generics, Some(&sig.output)),
+    );
+    if sig.answers_requests() && func.sig.constness.is_none() && converted.is_empty() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
         let vjp = companion(&sig.ident, "vjp", sig.is_method);
         let ident = &sig.ident;

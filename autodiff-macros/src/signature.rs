@@ -230,6 +230,64 @@ pub(crate) fn float_type_params(
     out
 }
 
+/// Type parameters that are not float types but are bounded by a conversion to or from
+/// one (`T: Into<f64>`, `U: AsPrimitive<f32>`, `V: ToPrimitive`): constants to the derivative, which a float
+/// handed to them would silently leave out of the gradient. The companions require them to
+/// be integers or `bool` (`runtime::ConstantNumber`), so such a call does not compile.
+pub(crate) fn converted_type_params(
+    generics: &syn::Generics,
+    floats: &[syn::Ident],
+) -> Vec<syn::Ident> {
+    fn mentions_float_type(
+        bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
+    ) -> bool {
+        fn floaty(ts: proc_macro2::TokenStream) -> bool {
+            ts.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => i == "f64" || i == "f32",
+                proc_macro2::TokenTree::Group(g) => floaty(g.stream()),
+                _ => false,
+            })
+        }
+        // a conversion to or from a float (not a closure or an iterator of floats)
+        bounds.iter().any(|b| match b {
+            syn::TypeParamBound::Trait(t) => {
+                t.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| match s.ident.to_string().as_str() {
+                        "ToPrimitive" | "NumCast" => true,
+                        "Into" | "From" | "TryInto" | "TryFrom" | "AsPrimitive" => {
+                            let args = &s.arguments;
+                            floaty(quote::quote!(#args))
+                        }
+                        _ => false,
+                    })
+            }
+            _ => false,
+        })
+    }
+    let mut out = Vec::new();
+    for tp in generics.type_params() {
+        if floats.contains(&tp.ident) {
+            continue;
+        }
+        let mut converted = mentions_float_type(&tp.bounds);
+        if let Some(wc) = &generics.where_clause {
+            for pred in &wc.predicates {
+                if let syn::WherePredicate::Type(pt) = pred {
+                    if matches!(&pt.bounded_ty, syn::Type::Path(p) if p.path.is_ident(&tp.ident)) {
+                        converted |= mentions_float_type(&pt.bounds);
+                    }
+                }
+            }
+        }
+        if converted {
+            out.push(tp.ident.clone());
+        }
+    }
+    out
+}
+
 /// Whether every bound is one a float type satisfies (marker and formatting traits, the
 /// comparison traits floats have, num-traits' numeric traits, operators).
 fn bounds_float_compatible(
@@ -624,6 +682,14 @@ impl Signature {
             for f in &floats {
                 wc.predicates
                     .push(syn::parse_quote!(#f: ::autodiff::__private::Real));
+            }
+        }
+        let converted = converted_type_params(&sig.generics, &floats);
+        if !converted.is_empty() {
+            let wc = generics.make_where_clause();
+            for t in &converted {
+                wc.predicates
+                    .push(syn::parse_quote!(#t: ::autodiff::__private::ConstantNumber));
             }
         }
         let mut generics_named = generics.clone();

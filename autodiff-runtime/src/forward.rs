@@ -506,6 +506,11 @@ macro_rules! slots {
     )*};
 }
 
+// (a function of no parameters: a constant, `fn unit() -> f64`, called by others)
+impl Slots for () {
+    type Opts = ();
+}
+
 slots! {
     [A] [A, B] [A, B, C] [A, B, C, D] [A, B, C, D, E] [A, B, C, D, E, F]
     [A, B, C, D, E, F, G] [A, B, C, D, E, F, G, H] [A, B, C, D, E, F, G, H, I]

@@ -64,7 +64,7 @@ pub use implicit::{
 pub use real::Real;
 #[doc(hidden)]
 pub use tangent::{adjoint_zero, complete_tangent, finish_tangent, lazy_zero_tangent};
-pub use tangent::{zero_tangent, Accumulate, Differentiable, NoTangent, Reset};
+pub use tangent::{zero_tangent, Accumulate, ConstantNumber, Differentiable, NoTangent, Reset};
 pub use tape::{GradientTape, Once, Persistent, Recorded, Sources};
 pub use variable::{Variable, VariableId};
 

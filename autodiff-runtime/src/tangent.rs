@@ -707,3 +707,29 @@ impl Reset for bool {
         false
     }
 }
+
+/// A number a differentiable function takes through a type parameter bounded by a
+/// conversion to or from a float type (`fn falling<T: Into<f64>>(x: T, k: usize)`), which
+/// its derivative treats as a constant: integers and `bool` only. Handing such a parameter
+/// a float from differentiable code would leave that float out of the gradient silently,
+/// so it does not compile.
+///
+/// ```
+/// fn constant<T: autodiff_runtime::ConstantNumber>(_: T) {}
+/// constant(3usize);
+/// constant(-2i32);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` handed to a parameter that `#[differentiable]` treats as a constant",
+    label = "a float here would be left out of the gradient",
+    note = "the parameter's type is a type parameter bounded by a conversion (`T: Into<f64>`), not a float type: give the parameter a float type (`x: f64`), or bound its type parameter by `Float` (`T: Float`), so that its derivative is computed"
+)]
+pub trait ConstantNumber {}
+
+macro_rules! constant_numbers {
+    ($($t:ty)*) => {$(
+        impl ConstantNumber for $t {}
+    )*};
+}
+
+constant_numbers!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize bool);

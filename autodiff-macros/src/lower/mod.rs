@@ -136,6 +136,9 @@ pub struct Lowering<'a> {
     /// Local `Vec`s a struct value was pushed onto: their elements are borrowed when read
     /// (`for p in &pts`, `pts[0].x`), not copied.
     struct_cells: HashSet<CellId>,
+    /// Cells of locals declared as references to a scalar (`let mut best: &T = &v[0];`):
+    /// they hold the scalar, and are read as a reference where the user's syntax is kept.
+    ref_cells: HashSet<CellId>,
     /// `let mut` cells made from a struct value (`let mut p = Particle { … }`): their
     /// methods and operators are the annotated `impl`'s, as a struct local's are.
     struct_valued_cells: HashSet<CellId>,
@@ -372,6 +375,7 @@ fn lower_pass(
         rows: HashSet::new(),
         made_values: HashSet::new(),
         struct_cells: HashSet::new(),
+        ref_cells: HashSet::new(),
         struct_valued_cells: HashSet::new(),
         struct_vec_values: HashSet::new(),
         discard: false,
@@ -1004,6 +1008,10 @@ impl Lowering<'_> {
         move |name| {
             self.lookup(name).map(|b| match b {
                 Binding::Value(v) => v.tokens(),
+                Binding::Cell(c) if self.ref_cells.contains(c) => {
+                    let id = c.ident();
+                    quote!((&#id))
+                }
                 Binding::Cell(c) => {
                     let id = c.ident();
                     quote!(#id)

@@ -120,6 +120,19 @@ impl Lowering<'_> {
             syn::Pat::Type(pt) => (&*pt.pat, Some(pt.ty.clone())),
             p => (p, None),
         };
+        // A local holding a reference to a scalar (`let mut best: &T = &val[0];`, `let
+        // first = &v[0];`) holds the scalar, read as a reference again where the user's
+        // syntax is kept (see `seen_through`).
+        let by_reference = matches!(&*init.expr, syn::Expr::Reference(r) if r.mutability.is_none());
+        let written = ty.clone();
+        let (ty, seen_through) = match (pat, ty) {
+            (syn::Pat::Ident(_), Some(t)) => match self.seen_through(&t) {
+                Some(inner) => (Some(inner), true),
+                None => (Some(t), false),
+            },
+            (syn::Pat::Ident(_), None) => (None, by_reference),
+            (_, t) => (t, false),
+        };
         if let (syn::Pat::Ident(pi), Some(c)) = (pat, closure_of(&init.expr)) {
             if pi.by_ref.is_none() && pi.subpat.is_none() {
                 self.local_closure(&pi.ident, c, ty);
@@ -129,7 +142,22 @@ impl Lowering<'_> {
         let discard = std::mem::replace(&mut self.discard, false);
         let value = self.expr(&init.expr);
         self.discard = discard;
-        self.bind_pattern(pat, value, ty, init.expr.span());
+        let scalar = matches!(&value, Value::Var(v) if !self.vars[v.0].maybe_array);
+        match pat {
+            syn::Pat::Ident(pi) if seen_through && scalar && pi.mutability.is_none() => {
+                // (bound as the reference it is, as a loop's item over `iter()`)
+                let value = Value::Ref(Box::new(value));
+                self.bind_pattern(pat, value, None, init.expr.span());
+            }
+            syn::Pat::Ident(pi) if seen_through && scalar => {
+                self.bind_pattern(pat, value, ty, init.expr.span());
+                if let Some(Binding::Cell(c)) = self.lookup(&pi.ident.to_string()) {
+                    self.ref_cells.insert(*c);
+                }
+            }
+            _ if seen_through => self.bind_pattern(pat, value, written, init.expr.span()),
+            _ => self.bind_pattern(pat, value, ty, init.expr.span()),
+        }
         let view = self.mut_view_of_buffer(&init.expr);
         let mut names = HashSet::new();
         crate::rename::pattern_names(pat, &mut names);
@@ -257,6 +285,27 @@ impl Lowering<'_> {
         self.inlining -= 1;
         self.scopes = scopes;
         result
+    }
+
+    /// A local's type as the lowering holds its value: a reference to a scalar
+    /// (`let mut best: &T = &val[0];`, then `best = v` for items `v` of `val.iter()`) is
+    /// the scalar, which the lowering reads through references anyway.
+    /// The cell holds the scalar; where the user's own syntax is kept (a comparison with
+    /// another reference, `v > best`) it is read as a reference again (`renamer`).
+    fn seen_through(&self, ty: &syn::Type) -> Option<Box<syn::Type>> {
+        let syn::Type::Reference(r) = ty else {
+            return None;
+        };
+        let syn::Type::Path(p) = &*r.elem else {
+            return None;
+        };
+        let scalar = r.mutability.is_none()
+            && p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                prims::is_float_type_name(&name) || self.type_params.contains(&name)
+            });
+        scalar.then(|| r.elem.clone())
     }
 
     pub(super) fn bind_pattern(
