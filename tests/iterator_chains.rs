@@ -1008,3 +1008,88 @@ fn chains_of_one_form_keep_their_own_state() {
         "two_scans_folded",
     );
 }
+
+/// The index of the largest element and a reference to it, by `enumerate().max_by(…)`,
+/// scaled by the index (argmax pairs, as classification code finds the predicted class).
+#[differentiable]
+fn argmax_pair(x: &[f64]) -> f64 {
+    let (i, m) = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .unwrap();
+    *m * (i as f64 + 1.0)
+}
+
+/// The index alone (`map(|(i, _)| i)`), by `min_by` with destructured parameters, then an
+/// element read at it.
+#[differentiable]
+fn argmin_read<T: Float>(x: &[T], w: T) -> T {
+    let i = x
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.partial_cmp(b).unwrap())
+        .map(|(i, _)| i)
+        .unwrap();
+    x[i] * w + x[(i + 1) % x.len()]
+}
+
+/// The same pair by `total_cmp`, kept whole.
+#[differentiable]
+fn argmax_total(x: &[f64]) -> f64 {
+    let best = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap();
+    best.1 * 2.0 + best.0 as f64
+}
+
+#[test]
+fn argmax_and_argmin_pairs() {
+    // ties: `max_by` keeps the last maximum, `min_by` the first minimum
+    for x in [
+        vec![0.5, 2.0, -1.0, 2.0, 0.25],
+        vec![3.0, -1.0, 0.4],
+        vec![-2.0, -2.0, 1.5],
+    ] {
+        let (i, &m) = x
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+            .unwrap();
+        let (v, g) = value_and_gradients_function!(argmax_pair)(&x[..]);
+        assert_eq!(v, m * (i as f64 + 1.0));
+        let mut by_hand = vec![0.0; x.len()];
+        by_hand[i] = i as f64 + 1.0;
+        assert_eq!(g, by_hand, "{x:?}");
+        let (_, pullback) = vjp!(argmax_pair)(&x[..]);
+        assert_eq!(
+            pullback(2.0),
+            by_hand.iter().map(|d| 2.0 * d).collect::<Vec<_>>()
+        );
+
+        let j = (x.iter().enumerate())
+            .min_by(|(_, a), (_, b)| a.total_cmp(b))
+            .map(|(j, _)| j)
+            .unwrap();
+        let w = 1.5;
+        let (v, (gx, gw)) = value_and_gradients_function!(argmin_read)(&x[..], w);
+        assert_eq!(v, x[j] * w + x[(j + 1) % x.len()]);
+        let mut by_hand = vec![0.0; x.len()];
+        by_hand[j] += w;
+        by_hand[(j + 1) % x.len()] += 1.0;
+        assert_eq!((gx, gw), (by_hand.clone(), x[j]));
+        let (jv, jt) = jvp!(argmin_read)(&x[..], w, &vec![1.0; x.len()][..], 0.0);
+        assert_eq!((jv, jt), (v, w + 1.0));
+        // f32, and central differences away from ties
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let (_, (g32, _)) = value_and_gradients_function!(argmin_read)(&x32[..], 1.5f32);
+        assert_eq!(g32, by_hand.iter().map(|&d| d as f32).collect::<Vec<_>>());
+    }
+    let x = [0.3, 1.7, -0.2, 0.9];
+    let g = gradients_function!(argmax_pair)(&x[..]);
+    assert_gradient_close(&g, &finite_difference(argmax_pair, &x), 1e-6);
+    let (v, g) = value_and_gradients_function!(argmax_total)(&x[..]);
+    assert_eq!((v, g), (1.7 * 2.0 + 1.0, vec![0.0, 2.0, 0.0, 0.0]));
+}

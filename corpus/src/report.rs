@@ -62,7 +62,7 @@ impl Row {
 const PANIC: &str = "macro panic";
 
 /// The categories: those of the open issue in its order, then the others met in the corpus.
-pub const CATEGORIES: [&str; 22] = [
+pub const CATEGORIES: [&str; 23] = [
     PANIC,
     "from_f64 ambiguity",
     "destructuring",
@@ -84,6 +84,7 @@ pub const CATEGORIES: [&str; 22] = [
     "generic bounds other than `Float`",
     "type error in generated code",
     "borrowed result",
+    "float into a converted parameter",
     "other",
 ];
 
@@ -119,6 +120,9 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     }
     if msg.contains("cannot return a reference") {
         return "borrowed result";
+    }
+    if msg.contains("handed to a parameter that `#[differentiable]` treats as a constant") {
+        return "float into a converted parameter";
     }
     if msg.contains("only local variables declared with `let mut`") {
         return "writes outside `let mut` locals";

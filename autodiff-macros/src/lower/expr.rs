@@ -1021,6 +1021,30 @@ fn sequence_end(e: &syn::Expr) -> Option<syn::Expr> {
     if !unwraps {
         return None;
     }
+    // `x.iter().enumerate().max_by(…).unwrap()` (the index and a reference to the
+    // element), and the same mapped (`.map(|(i, _)| i).unwrap()`)
+    if let syn::Expr::MethodCall(end) = &*unwrap.receiver {
+        if let Some(pair) = extreme_index_by(end) {
+            return Some(pair);
+        }
+        if end.method == "map" && end.args.len() == 1 {
+            if let (syn::Expr::MethodCall(inner), syn::Expr::Closure(c)) =
+                (&*end.receiver, &end.args[0])
+            {
+                if let (Some(pair), [pat]) = (
+                    extreme_index_by(inner),
+                    &c.inputs.iter().collect::<Vec<_>>()[..],
+                ) {
+                    let body = &c.body;
+                    let span = unwrap.method.span();
+                    return Some(syn::parse_quote_spanned!(span=> {
+                        let #pat = #pair;
+                        #body
+                    }));
+                }
+            }
+        }
+    }
     let (end, by_value) = uncopied(&unwrap.receiver);
     let syn::Expr::MethodCall(end) = end else {
         return None;
@@ -1231,6 +1255,108 @@ fn reduced(unwrap: &syn::ExprMethodCall) -> Option<syn::Expr> {
         }
         _ => None,
     }
+}
+
+/// `x.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())` (or `min_by`, the
+/// closure's parameters also `(_, a), (_, b)`, `total_cmp`): the index of the extreme
+/// element and a reference to it, found by a loop of comparisons (which carry no
+/// derivative), as `max_by` finds them (the last of equal maxima, the first of minima).
+fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let max = match m.method.to_string().as_str() {
+        "max_by" => true,
+        "min_by" => false,
+        _ => return None,
+    };
+    let [syn::Expr::Closure(c)] = m.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    // each parameter: `a` (then compared as `a.1`) or `(_, a)` (compared as `a`)
+    let param = |p: &syn::Pat| -> Option<(String, bool)> {
+        let p = match p {
+            syn::Pat::Type(t) => &*t.pat,
+            other => other,
+        };
+        match p {
+            syn::Pat::Ident(i) => Some((i.ident.to_string(), true)),
+            syn::Pat::Tuple(t) if t.elems.len() == 2 => match (&t.elems[0], &t.elems[1]) {
+                (syn::Pat::Wild(_), syn::Pat::Ident(i)) => Some((i.ident.to_string(), false)),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let params: Vec<(String, bool)> = c.inputs.iter().map(param).collect::<Option<_>>()?;
+    let [(a, a_field), (b, b_field)] = &params[..] else {
+        return None;
+    };
+    let mut body = &*c.body;
+    if let syn::Expr::MethodCall(u) = body {
+        if (u.method == "unwrap" && u.args.is_empty())
+            || (u.method == "expect" && u.args.len() == 1)
+        {
+            body = &u.receiver;
+        }
+    }
+    let syn::Expr::MethodCall(cmp) = body else {
+        return None;
+    };
+    let reads = |e: &syn::Expr, n: &str, field: bool| {
+        let e = match e {
+            syn::Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        match (e, field) {
+            (syn::Expr::Field(f), true) => {
+                matches!(&f.member, syn::Member::Unnamed(i) if i.index == 1)
+                    && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident(n))
+            }
+            (syn::Expr::Path(p), false) => p.path.is_ident(n),
+            _ => false,
+        }
+    };
+    let ordered = (cmp.method == "partial_cmp" || cmp.method == "total_cmp")
+        && cmp.args.len() == 1
+        && reads(&cmp.receiver, a, *a_field)
+        && reads(&cmp.args[0], b, *b_field);
+    if !ordered {
+        return None;
+    }
+    // the sequence: `x.iter().enumerate()`
+    let syn::Expr::MethodCall(enumerate) = &*m.receiver else {
+        return None;
+    };
+    if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(iter) = &*enumerate.receiver else {
+        return None;
+    };
+    if iter.method != "iter" || !iter.args.is_empty() {
+        return None;
+    }
+    let seq = &*iter.receiver;
+    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+        return None;
+    }
+    let span = m.method.span();
+    let (best, k) = (
+        syn::Ident::new("__autodiff_best", proc_macro2::Span::mixed_site()),
+        syn::Ident::new("__autodiff_k", proc_macro2::Span::mixed_site()),
+    );
+    let keep: syn::Expr = if max {
+        syn::parse_quote!(#seq[#k] >= #seq[#best])
+    } else {
+        syn::parse_quote!(#seq[#k] < #seq[#best])
+    };
+    Some(syn::parse_quote_spanned! {span=> {
+        let mut #best = 0usize;
+        for #k in 1..#seq.len() {
+            if #keep {
+                #best = #k;
+            }
+        }
+        (#best, &#seq[#best])
+    }})
 }
 
 fn extreme_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
