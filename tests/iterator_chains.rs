@@ -1093,3 +1093,48 @@ fn argmax_and_argmin_pairs() {
     let (v, g) = value_and_gradients_function!(argmax_total)(&x[..]);
     assert_eq!((v, g), (1.7 * 2.0 + 1.0, vec![0.0, 2.0, 0.0, 0.0]));
 }
+
+/// A `Vec` of pairs collected from a zip, then read by destructuring loops and by index.
+#[differentiable]
+fn collected_pairs<T: Float>(x: &[T], y: &[T]) -> T {
+    let p: Vec<(T, T)> = x
+        .iter()
+        .zip(y.iter())
+        .map(|(&a, &b)| (a * a, a * b))
+        .collect();
+    let mut s = T::zero();
+    for (u, v) in p.iter() {
+        s = s + *u * *v;
+    }
+    s + p[0].1
+}
+
+#[test]
+fn vecs_of_pairs_collected() {
+    let (x, y) = ([1.0, -2.0, 0.5], [0.5, 1.5, 3.0]);
+    // s = Σ a³ b + a₀ b₀
+    let (v, (gx, gy)) = value_and_gradients_function!(collected_pairs)(&x[..], &y[..]);
+    assert_eq!(v, collected_pairs(&x, &y));
+    let mut hx: Vec<f64> = (0..3).map(|k| 3.0 * x[k] * x[k] * y[k]).collect();
+    let mut hy: Vec<f64> = (0..3).map(|k| x[k] * x[k] * x[k]).collect();
+    hx[0] += y[0];
+    hy[0] += x[0];
+    assert_gradient_close(&gx, &hx, 1e-12);
+    assert_gradient_close(&gy, &hy, 1e-12);
+    assert_gradient_close(
+        &gx,
+        &finite_difference(|p| collected_pairs(p, &y), &x),
+        1e-6,
+    );
+    let (_, pullback) = vjp!(collected_pairs)(&x[..], &y[..]);
+    let (px, _) = pullback(0.5);
+    assert_gradient_close(&px, &hx.iter().map(|d| 0.5 * d).collect::<Vec<_>>(), 1e-12);
+    let (jv, jt) = jvp!(collected_pairs)(&x[..], &y[..], &[1.0, 0.0, 0.0][..], &[0.0; 3][..]);
+    assert_eq!(jv, v);
+    assert!((jt - hx[0]).abs() <= 1e-12 * hx[0].abs());
+    let (_, (g32, _)) = value_and_gradients_function!(collected_pairs)(
+        &[1.0f32, -2.0, 0.5][..],
+        &[0.5f32, 1.5, 3.0][..],
+    );
+    assert!((g32[1] as f64 - hx[1]).abs() < 1e-4);
+}

@@ -962,9 +962,12 @@ impl Lowering<'_> {
         let counted = self.renamed(src).to_token_stream();
         // (a `Vec` of structs, `.map(|&x| P { x, v: 0.0 })`, grows by each one as `push`
         // grows it: a struct has no zero to start from)
-        let structs = maps
-            .last()
-            .is_some_and(|c| matches!(block_value(&c.body), syn::Expr::Struct(_)));
+        let structs = maps.last().is_some_and(|c| {
+            matches!(
+                block_value(&c.body),
+                syn::Expr::Struct(_) | syn::Expr::Tuple(_)
+            )
+        });
         let zeros = if structs {
             self.inactive(
                 quote_spanned!(span=> ::std::vec::Vec::with_capacity((#counted).count())),
