@@ -1138,3 +1138,49 @@ fn vecs_of_pairs_collected() {
     );
     assert!((g32[1] as f64 - hx[1]).abs() < 1e-4);
 }
+
+/// Running sums and products collected from `scan` (a cumulative sum, as statistics code
+/// writes it), mapped or not.
+#[differentiable]
+fn cumulative(x: &[f64]) -> f64 {
+    let sums: Vec<f64> = x
+        .iter()
+        .scan(0.0, |acc, &v| {
+            *acc += v;
+            Some(*acc)
+        })
+        .collect();
+    let products: Vec<f64> = x
+        .iter()
+        .scan(1.0, |acc, &v| {
+            *acc *= v;
+            Some(*acc)
+        })
+        .map(|p| p * 2.0)
+        .collect();
+    sums.iter().map(|s| s * s).sum::<f64>() + products[products.len() - 1]
+}
+
+#[test]
+fn scans_collected() {
+    let x = [1.0, 2.0, 0.5, -1.5];
+    let (v, g) = value_and_gradients_function!(cumulative)(&x[..]);
+    assert_eq!(v, cumulative(&x));
+    // by hand: Σ_k S_k² with S_k = x_0 + … + x_k, plus 2 Π x
+    let sums: Vec<f64> = (0..4).map(|k| x[..=k].iter().sum()).collect();
+    let product: f64 = x.iter().product();
+    let by_hand: Vec<f64> = (0..4)
+        .map(|i| 2.0 * sums[i..].iter().sum::<f64>() + 2.0 * product / x[i])
+        .collect();
+    assert_gradient_close(&g, &by_hand, 1e-12);
+    assert_gradient_close(&g, &finite_difference(cumulative, &x), 1e-6);
+    let (_, pullback) = vjp!(cumulative)(&x[..]);
+    assert_gradient_close(
+        &pullback(-1.0),
+        &by_hand.iter().map(|d| -d).collect::<Vec<_>>(),
+        1e-12,
+    );
+    let (jv, jt) = jvp!(cumulative)(&x[..], &[0.0, 1.0, 0.0, 0.0][..]);
+    assert_eq!(jv, v);
+    assert!((jt - by_hand[1]).abs() <= 1e-12 * by_hand[1].abs());
+}

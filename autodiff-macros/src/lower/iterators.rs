@@ -943,6 +943,33 @@ impl Lowering<'_> {
         if maps.iter().any(|c| c.inputs.len() != 1) {
             return None;
         }
+        // `it.scan(init, |acc, x| …)` (mapped or not): its items are known one at a time,
+        // so the `Vec` grows by `push` in a loop over it
+        if scanned(src).is_some() {
+            let span = e.span();
+            let (out, item) = (
+                syn::Ident::new("__autodiff_collected", proc_macro2::Span::mixed_site()),
+                syn::Ident::new("__autodiff_item", proc_macro2::Span::mixed_site()),
+            );
+            let mut value: syn::Expr = syn::parse_quote!(#item);
+            let mut binds: Vec<syn::Stmt> = Vec::new();
+            for c in &maps {
+                let (pat, body) = (&c.inputs[0], &c.body);
+                binds.push(syn::parse_quote!(let #pat = #value;));
+                binds.push(syn::parse_quote!(let #item = #body;));
+                value = syn::parse_quote!(#item);
+            }
+            let looped: syn::Expr = syn::parse_quote_spanned! {span=> {
+                let mut #out = ::std::vec::Vec::new();
+                for #item in #src {
+                    #(#binds)*
+                    #out.push(#value);
+                }
+                #out
+            }};
+            let looped = self.synth.get("collect_scan", looped);
+            return Some(self.expr(&looped));
+        }
         let chain = chain_iter(src)?;
         // `x.iter().rev().copied().collect()`: the items themselves, one sequence's values
         if maps.is_empty() {
