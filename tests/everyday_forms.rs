@@ -2807,3 +2807,43 @@ fn locals_holding_references_to_elements() {
         }
     }
 }
+
+/// Fixed-size arrays made by `core::array::from_fn` from differentiable values, the length
+/// from the `let`'s type or the call's turbofish.
+#[differentiable]
+fn arrays_from_fn<T: Float>(x: [T; 3], a: T) -> T {
+    let y: [T; 3] = core::array::from_fn(|i| x[i] * a + T::from(i).unwrap());
+    let z = std::array::from_fn::<T, 2, _>(|k: usize| y[k + 1] * y[k]);
+    z[0] + z[1] * a
+}
+
+#[test]
+fn arrays_made_by_from_fn() {
+    let (x, a): ([f64; 3], f64) = ([1.0, -2.0, 0.5], 1.5);
+    let (v, (gx, ga)) = value_and_gradients_function!(arrays_from_fn)(x, a);
+    assert_eq!(v.to_bits(), arrays_from_fn(x, a).to_bits());
+    // by hand: y_i = a x_i + i, f = y0 y1 + a y1 y2
+    let y = [a * x[0], a * x[1] + 1.0, a * x[2] + 2.0];
+    let dy = [y[1], y[0] + a * y[2], a * y[1]];
+    let by_hand_x: Vec<f64> = (0..3).map(|i| dy[i] * a).collect();
+    let by_hand_a = (0..3).map(|i| dy[i] * x[i]).sum::<f64>() + y[1] * y[2];
+    for i in 0..3 {
+        assert!(close(gx[i], by_hand_x[i], 1e-12), "{gx:?} vs {by_hand_x:?}");
+    }
+    assert!(close(ga, by_hand_a, 1e-12), "{ga} vs {by_hand_a}");
+    let fd = autodiff::check::finite_difference(
+        |p| arrays_from_fn([p[0], p[1], p[2]], p[3]),
+        &[x[0], x[1], x[2], a],
+    );
+    for (got, n) in gx.iter().chain([ga].iter()).zip(&fd) {
+        assert!(close(*got, *n, 1e-6), "{got} vs {n}");
+    }
+    let (_, pullback) = vjp!(arrays_from_fn)(x, a);
+    let (px, pa) = pullback(2.0);
+    assert!(close(px[1], 2.0 * by_hand_x[1], 1e-12) && close(pa, 2.0 * by_hand_a, 1e-12));
+    let (jv, jt) = jvp!(arrays_from_fn)(x, a, [0.0, 0.0, 0.0], 1.0);
+    assert_eq!(jv.to_bits(), v.to_bits());
+    assert!(close(jt, by_hand_a, 1e-12));
+    let (_, (g32, _)) = value_and_gradients_function!(arrays_from_fn)([1.0f32, -2.0, 0.5], 1.5f32);
+    assert!((g32[0] as f64 - by_hand_x[0]).abs() < 1e-4);
+}

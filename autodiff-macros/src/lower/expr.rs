@@ -799,7 +799,21 @@ fn vec_literal_items(c: &syn::ExprCall) -> Option<&syn::ExprArray> {
 pub(super) fn sequence_ends(block: &syn::Block) -> syn::Block {
     struct Rewrite;
     impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            // `let y: [T; 3] = core::array::from_fn(|i| …);`: the length from the type
+            if let (syn::Pat::Type(pt), Some(init)) = (&local.pat, &mut local.init) {
+                if let syn::Type::Array(a) = &*pt.ty {
+                    if let Some(new) = array_from_fn(&init.expr, Some(&a.len)) {
+                        *init.expr = new;
+                    }
+                }
+            }
+            syn::visit_mut::visit_local_mut(self, local);
+        }
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+            if let Some(new) = array_from_fn(e, None) {
+                *e = new;
+            }
             syn::visit_mut::visit_expr_mut(self, e);
             if let Some(new) = iterated_end(e) {
                 *e = new;
@@ -1255,6 +1269,65 @@ fn reduced(unwrap: &syn::ExprMethodCall) -> Option<syn::Expr> {
         }
         _ => None,
     }
+}
+
+/// `core::array::from_fn(|i| body)` (also `std::array::from_fn`, `array::from_fn`, a bare
+/// `from_fn`) of a length written as a number — by the `let`'s type (`len`) or the call's
+/// turbofish (`from_fn::<_, 3, _>`) — is the array literal of the body at each index,
+/// `[{ let i = 0usize; body }, …]`, which the lowering reads element by element (up to 64
+/// elements; longer arrays, and lengths named by a constant, stay calls).
+fn array_from_fn(e: &syn::Expr, len: Option<&syn::Expr>) -> Option<syn::Expr> {
+    let syn::Expr::Call(call) = e else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let named = matches!(
+        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["core" | "std", "array", "from_fn"] | ["array", "from_fn"] | ["from_fn"]
+    );
+    let [syn::Expr::Closure(c)] = call.args.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !named || c.inputs.len() != 1 {
+        return None;
+    }
+    let number = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    let turbofish = p.path.segments.last().and_then(|s| match &s.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Const(e) => number(e),
+            syn::GenericArgument::Type(syn::Type::Path(t)) => t
+                .path
+                .get_ident()
+                .and_then(|i| i.to_string().parse::<usize>().ok()),
+            _ => None,
+        }),
+        _ => None,
+    });
+    let n = turbofish.or_else(|| len.and_then(number))?;
+    if n > 64 {
+        return None;
+    }
+    let (pat, body) = (&c.inputs[0], &c.body);
+    let span = call.span();
+    let items = (0..n).map(|k| -> syn::Expr {
+        let k = syn::LitInt::new(&format!("{k}usize"), span);
+        syn::parse_quote_spanned!(span=> { let #pat = #k; #body })
+    });
+    Some(syn::parse_quote_spanned!(span=> [#(#items),*]))
 }
 
 /// `x.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())` (or `min_by`, the
