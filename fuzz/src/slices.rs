@@ -163,6 +163,11 @@ const FEATURES: &[&str] = &[
     "&mut f64 helper: an element of a local buffer",
     "fields of derived structs written in place (a collected `Vec`, a local)",
     "a local updated from its value read twice (preaccumulated)",
+    "collect() of pairs",
+    "collect() of a scan",
+    "core::array::from_fn",
+    "argmax pair: enumerate().max_by(..)",
+    "a local holding a reference to an element",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how

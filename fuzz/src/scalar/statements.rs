@@ -235,8 +235,8 @@ impl FnGen<'_> {
             if self.slices(false).is_empty() {
                 0.0
             } else {
-                0.3
-            }, // 19 collect
+                0.8
+            }, // 19 collect (six forms)
             if self.slices(false).is_empty() {
                 0.0
             } else {
@@ -520,14 +520,61 @@ impl FnGen<'_> {
         let (v, inner, name) = (self.fresh("v"), self.fresh("u"), self.fresh("t"));
         // the items are references
         let (f, mf) = self.expr_of(&inner, mag);
-        let s = self.line(format!(
-            "let {name}: f64 = {{ let {v}: Vec<f64> = {xs}.iter().map(|&{inner}| {}).collect(); \
-             {v}[0] + {v}[{}] }};",
-            typed(f).render(),
-            len - 1
-        ));
-        self.bind_float(name, 2.0 * mf);
-        self.features.insert("iter().map(..).collect() of a slice");
+        let f = typed(f).render();
+        let last = len - 1;
+        let (text, m, feature) = match self.rng.below(6) {
+            0 => (
+                format!(
+                    "{{ let {v}: Vec<f64> = {xs}.iter().map(|&{inner}| {f}).collect(); \
+                     {v}[0] + {v}[{last}] }}"
+                ),
+                2.0 * mf,
+                "iter().map(..).collect() of a slice",
+            ),
+            1 => (
+                format!(
+                    "{{ let {v}: Vec<(f64, f64)> = {xs}.iter().map(|&{inner}| ({f}, {inner} * 0.5)).collect(); \
+                     {v}[0].0 * {v}[{last}].1 + {v}[0].1 }}"
+                ),
+                mf * mag + mag,
+                "collect() of pairs",
+            ),
+            2 => (
+                format!(
+                    "{{ let {v}: Vec<f64> = {xs}.iter().scan(0.0, |acc, &{inner}| {{ *acc = *acc * 0.5 + {f}; Some(*acc) }}).collect(); \
+                     {v}[{last}] }}"
+                ),
+                2.0 * mf,
+                "collect() of a scan",
+            ),
+            3 => (
+                format!(
+                    "{{ let {v}: [f64; {len}] = core::array::from_fn(|k| {{ let {inner} = {xs}[k]; {f} }}); \
+                     {v}[0] * 0.5 + {v}[{last}] }}"
+                ),
+                1.5 * mf,
+                "core::array::from_fn",
+            ),
+            4 => (
+                format!(
+                    "{{ let ({inner}, {v}) = {xs}.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap()).unwrap(); \
+                     *{v} * (0.5 + {inner} as f64 * 0.25) }}"
+                ),
+                mag * (0.5 + len as f64 * 0.25),
+                "argmax pair: enumerate().max_by(..)",
+            ),
+            _ => (
+                format!(
+                    "{{ let mut {v} = &{xs}[0]; for {inner} in {xs}.iter() {{ if {inner} < {v} {{ {v} = {inner}; }} }} \
+                     *{v} * 0.5 + {v}.abs() }}"
+                ),
+                1.5 * mag,
+                "a local holding a reference to an element",
+            ),
+        };
+        let s = self.line(format!("let {name}: f64 = {text};"));
+        self.bind_float(name, m);
+        self.features.insert(feature);
         vec![s]
     }
 
