@@ -697,7 +697,7 @@ pub(super) fn desugared(block: &syn::Block) -> syn::Block {
                     };
                     let span = a.left.span();
                     let mut names = Vec::new();
-                    let mut writes: Vec<syn::Stmt> = Vec::new();
+                    let mut writes = Vec::new();
                     for (i, place) in t.elems.iter().enumerate() {
                         if matches!(place, syn::Expr::Infer(_)) {
                             names.push(quote::quote_spanned!(span=> _));
@@ -705,15 +705,19 @@ pub(super) fn desugared(block: &syn::Block) -> syn::Block {
                         }
                         let part = quote::format_ident!("__autodiff_part{}", i, span = span);
                         names.push(quote::quote!(#part));
-                        writes.push(syn::parse_quote_spanned!(span=> #place = #part;));
+                        writes.push(quote::quote_spanned!(span=> #place = #part;));
                     }
                     let right = &a.right;
-                    *e = syn::parse_quote_spanned! {span=>
+                    // (a left side that is no place, `(for … {}, a) = …`, stays as written:
+                    // the lowering reports it)
+                    if let Ok(new) = syn::parse2(quote::quote_spanned! {span=>
                         {
                             let (#(#names,)*) = #right;
                             #(#writes)*
                         }
-                    };
+                    }) {
+                        *e = new;
+                    }
                 }
                 _ => {}
             }

@@ -961,7 +961,7 @@ impl Lowering<'_> {
             }
             let looped: syn::Expr = syn::parse_quote_spanned! {span=> {
                 let mut #out = ::std::vec::Vec::new();
-                for #item in #src {
+                for #item in (#src) {
                     #(#binds)*
                     #out.push(#value);
                 }

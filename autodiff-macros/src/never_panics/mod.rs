@@ -340,6 +340,22 @@ fn found_inputs_expand_without_panicking() {
                 s
             }
         },
+        // (seed 368, input 7078) a destructuring assignment whose left side holds a `for`
+        // loop: its rewrite as writes did not parse
+        quote::quote! {
+            fn rotated_pairs(x: &[f64]) -> f64 {
+                let (mut a, mut b) = (x[0], x[1]);
+                ((for i in 0..3 { 1.0; }, a), b) = ((a * a, b), a + b);
+                a * b
+            }
+        },
+        // a collected `scan` whose source is a struct literal's method call (a `for` head)
+        quote::quote! {
+            fn running(x: &[f64]) -> f64 {
+                let c: Vec<f64> = P { v: x }.iter().scan(0.0, |acc, &v| { *acc += v; Some(*acc) }).collect();
+                c[0]
+            }
+        },
     ];
     for item in found {
         let input = Input::Attribute {
