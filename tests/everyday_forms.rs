@@ -2847,3 +2847,50 @@ fn arrays_made_by_from_fn() {
     let (_, (g32, _)) = value_and_gradients_function!(arrays_from_fn)([1.0f32, -2.0, 0.5], 1.5f32);
     assert!((g32[0] as f64 - by_hand_x[0]).abs() < 1e-4);
 }
+
+/// An iterator stepped by `while let Some(v) = it.next()` (named nowhere else): the `for`
+/// loop over it, mapped items and a labelled `break` included.
+#[differentiable]
+fn stepped_iterator(x: &[f64], a: f64) -> f64 {
+    let mut it = x.iter().map(|v| v * a);
+    let mut s = 0.0;
+    let mut pairs = x.iter().zip(x.iter().skip(1));
+    'walk: while let Some((&u, &w)) = pairs.next() {
+        if u * w > 10.0 {
+            break 'walk;
+        }
+        s += u * w;
+    }
+    while let Some(v) = it.next() {
+        s += v * v;
+    }
+    s
+}
+
+#[test]
+fn iterators_stepped_by_next() {
+    let (x, a) = ([1.0, 2.0, -0.5, 3.0], 0.5);
+    let (v, (gx, ga)) = value_and_gradients_function!(stepped_iterator)(&x[..], a);
+    assert_eq!(v.to_bits(), stepped_iterator(&x, a).to_bits());
+    // by hand: Σ x_k x_{k+1} (no product above 10 here) + a² Σ x_k²
+    let mut by_hand: Vec<f64> = x.iter().map(|v| 2.0 * a * a * v).collect();
+    for k in 0..3 {
+        by_hand[k] += x[k + 1];
+        by_hand[k + 1] += x[k];
+    }
+    let by_hand_a = 2.0 * a * x.iter().map(|v| v * v).sum::<f64>();
+    for k in 0..4 {
+        assert!(close(gx[k], by_hand[k], 1e-12), "{gx:?} vs {by_hand:?}");
+    }
+    assert!(close(ga, by_hand_a, 1e-12));
+    let fd = autodiff::check::finite_difference(|p| stepped_iterator(p, a), &x);
+    for k in 0..4 {
+        assert!(close(gx[k], fd[k], 1e-6), "{gx:?} vs {fd:?}");
+    }
+    let (jv, jt) = jvp!(stepped_iterator)(&x[..], a, &[0.0; 4][..], 1.0);
+    assert_eq!(jv.to_bits(), v.to_bits());
+    assert!(close(jt, by_hand_a, 1e-12));
+    let (_, pullback) = vjp!(stepped_iterator)(&x[..], a);
+    let (px, _) = pullback(3.0);
+    assert!(close(px[2], 3.0 * by_hand[2], 1e-12));
+}

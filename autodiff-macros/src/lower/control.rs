@@ -678,6 +678,10 @@ fn adapted_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 pub(super) fn desugared(block: &syn::Block) -> syn::Block {
     struct Rewrite;
     impl syn::visit_mut::VisitMut for Rewrite {
+        fn visit_block_mut(&mut self, b: &mut syn::Block) {
+            next_loops(b);
+            syn::visit_mut::visit_block_mut(self, b);
+        }
         fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
             match e {
                 syn::Expr::While(w) if matches!(&*w.cond, syn::Expr::Let(_)) => {
@@ -727,4 +731,77 @@ pub(super) fn desugared(block: &syn::Block) -> syn::Block {
     let mut out = block.clone();
     syn::visit_mut::VisitMut::visit_block_mut(&mut Rewrite, &mut out);
     out
+}
+
+/// `let mut it = chain; … while let Some(p) = it.next() { body }`, the iterator named
+/// nowhere else in the block (nor in the body): `for p in chain { body }` in the loop's
+/// place, which the lowering walks as any `for` loop (an iterator's `next` is not a form it
+/// knows). The `let` is dropped; what lies between them cannot have used the iterator.
+fn next_loops(b: &mut syn::Block) {
+    fn mentions(ts: proc_macro2::TokenStream, name: &syn::Ident) -> usize {
+        ts.into_iter()
+            .map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => usize::from(&i == name),
+                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+                _ => 0,
+            })
+            .sum()
+    }
+    let mut k = 0;
+    while k < b.stmts.len() {
+        let found = (|| {
+            let syn::Stmt::Local(local) = &b.stmts[k] else {
+                return None;
+            };
+            let syn::Pat::Ident(pi) = &local.pat else {
+                return None;
+            };
+            if pi.mutability.is_none() || pi.by_ref.is_some() || pi.subpat.is_some() {
+                return None;
+            }
+            let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+            let name = &pi.ident;
+            let total: usize = (b.stmts.iter())
+                .map(|s| mentions(quote::quote!(#s), name))
+                .sum();
+            // the loop: a statement `while let Some(p) = name.next() { … }`
+            let at = (k + 1..b.stmts.len()).find(|&j| {
+                let syn::Stmt::Expr(syn::Expr::While(w), _) = &b.stmts[j] else {
+                    return false;
+                };
+                let syn::Expr::Let(l) = &*w.cond else {
+                    return false;
+                };
+                let next = matches!(&*l.expr, syn::Expr::MethodCall(m)
+                    if m.method == "next" && m.args.is_empty()
+                        && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(name)));
+                let some = matches!(&*l.pat, syn::Pat::TupleStruct(t)
+                    if t.path.is_ident("Some") && t.elems.len() == 1);
+                next && some
+            })?;
+            // (named by the `let` and the loop's `next` only)
+            (total == 2).then(|| (at, (*init.expr).clone()))
+        })();
+        if let Some((at, chain)) = found {
+            let syn::Stmt::Expr(syn::Expr::While(w), semi) = &b.stmts[at] else {
+                unreachable!("the loop found")
+            };
+            let syn::Expr::Let(l) = &*w.cond else {
+                unreachable!("a `while let`")
+            };
+            let syn::Pat::TupleStruct(t) = &*l.pat else {
+                unreachable!("`Some(p)`")
+            };
+            let (label, pat, body) = (&w.label, &t.elems[0], &w.body);
+            let span = w.while_token.span;
+            if let Ok(for_loop) = syn::parse2::<syn::Expr>(quote::quote_spanned! {span=>
+                #label for #pat in (#chain) #body
+            }) {
+                b.stmts[at] = syn::Stmt::Expr(for_loop, *semi);
+                b.stmts.remove(k);
+                continue;
+            }
+        }
+        k += 1;
+    }
 }
