@@ -2850,6 +2850,7 @@ fn arrays_made_by_from_fn() {
 
 /// An iterator stepped by `while let Some(v) = it.next()` (named nowhere else): the `for`
 /// loop over it, mapped items and a labelled `break` included.
+#[allow(clippy::while_let_on_iterator)] // the form is the point
 #[differentiable]
 fn stepped_iterator(x: &[f64], a: f64) -> f64 {
     let mut it = x.iter().map(|v| v * a);
