@@ -1034,7 +1034,7 @@ fn argmin_read<T: Float>(x: &[T], w: T) -> T {
     x[i] * w + x[(i + 1) % x.len()]
 }
 
-/// The same pair by `total_cmp`, kept whole.
+/// The same pair by `total_cmp`, kept whole; and of copied items (the element by value).
 #[differentiable]
 fn argmax_total(x: &[f64]) -> f64 {
     let best = x
@@ -1042,7 +1042,13 @@ fn argmax_total(x: &[f64]) -> f64 {
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1))
         .unwrap();
-    best.1 * 2.0 + best.0 as f64
+    let (j, low) = x
+        .iter()
+        .copied()
+        .enumerate()
+        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap())
+        .unwrap();
+    best.1 * 2.0 + best.0 as f64 + low * low * (j as f64 + 1.0)
 }
 
 #[test]
@@ -1091,7 +1097,9 @@ fn argmax_and_argmin_pairs() {
     let g = gradients_function!(argmax_pair)(&x[..]);
     assert_gradient_close(&g, &finite_difference(argmax_pair, &x), 1e-6);
     let (v, g) = value_and_gradients_function!(argmax_total)(&x[..]);
-    assert_eq!((v, g), (1.7 * 2.0 + 1.0, vec![0.0, 2.0, 0.0, 0.0]));
+    // the largest is x[1], the smallest x[2] (−0.2, at index 2: times 3)
+    assert_eq!(v, argmax_total(&x));
+    assert_eq!(g, vec![0.0, 2.0, 2.0 * -0.2 * 3.0, 0.0]);
 }
 
 /// A `Vec` of pairs collected from a zip, then read by destructuring loops and by index.

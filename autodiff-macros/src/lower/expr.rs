@@ -1331,8 +1331,8 @@ fn array_from_fn(e: &syn::Expr, len: Option<&syn::Expr>) -> Option<syn::Expr> {
 }
 
 /// `x.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())` (or `min_by`, the
-/// closure's parameters also `(_, a), (_, b)`, `total_cmp`): the index of the extreme
-/// element and a reference to it, found by a loop of comparisons (which carry no
+/// closure's parameters also `(_, a), (_, b)`, `total_cmp`, the items `.copied()` before
+/// `enumerate`): the index of the extreme element and a reference to it (the element), found by a loop of comparisons (which carry no
 /// derivative), as `max_by` finds them (the last of equal maxima, the first of minima).
 fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let max = match m.method.to_string().as_str() {
@@ -1401,7 +1401,16 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
         return None;
     }
-    let syn::Expr::MethodCall(iter) = &*enumerate.receiver else {
+    // (`x.iter().copied().enumerate()`: the element by value)
+    let (iter, by_value) = match &*enumerate.receiver {
+        syn::Expr::MethodCall(c)
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
+        {
+            (&*c.receiver, true)
+        }
+        other => (other, false),
+    };
+    let syn::Expr::MethodCall(iter) = iter else {
         return None;
     };
     if iter.method != "iter" || !iter.args.is_empty() {
@@ -1421,6 +1430,11 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     } else {
         syn::parse_quote!(#seq[#k] < #seq[#best])
     };
+    let element: syn::Expr = if by_value {
+        syn::parse_quote!(#seq[#best])
+    } else {
+        syn::parse_quote!(&#seq[#best])
+    };
     Some(syn::parse_quote_spanned! {span=> {
         let mut #best = 0usize;
         for #k in 1..#seq.len() {
@@ -1428,7 +1442,7 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
                 #best = #k;
             }
         }
-        (#best, &#seq[#best])
+        (#best, #element)
     }})
 }
 
