@@ -259,20 +259,22 @@ impl ::autodiff::__private::entry::Reverse3 for recurrence {
                         let __v6 = (1e-5) * __v0;
                         let __t1 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                         let mut __d8 = __t1;
-                        let __p2 = ::autodiff::__private::ops::one_like(&__d8);
-                        let __p3 = ::autodiff::__private::ops::sub_d1(&__p2);
-                        let __p4 = ::autodiff::__private::ops::mul_d0(&__v4, &__p3);
-                        let (__pa5, __pa6) = (
-                            ::autodiff::__private::ops::scale_by(
-                                ::autodiff::__private::ops::sub_d0(&__p2)
-                                    + ::autodiff::__private::ops::mul_d1(&__v6, &__p3),
-                                &__d8,
-                            ),
-                            ::autodiff::__private::ops::scale_by(
-                                ::autodiff::__private::ops::mul_d1(&(1e-5), &__p4),
-                                &__d8,
-                            ),
-                        );
+                        let (__pa5, __pa6) = {
+                            let __p2 = ::autodiff::__private::ops::one_like(&__d8);
+                            let __p3 = ::autodiff::__private::ops::sub_d1(&__p2);
+                            let __p4 = ::autodiff::__private::ops::mul_d0(&__v4, &__p3);
+                            (
+                                ::autodiff::__private::ops::scale_by(
+                                    ::autodiff::__private::ops::sub_d0(&__p2)
+                                        + ::autodiff::__private::ops::mul_d1(&__v6, &__p3),
+                                    &__d8,
+                                ),
+                                ::autodiff::__private::ops::scale_by(
+                                    ::autodiff::__private::ops::mul_d1(&(1e-5), &__p4),
+                                    &__d8,
+                                ),
+                            )
+                        };
                         ::autodiff::__private::Accumulate::accumulate(&mut __d4, __pa5);
                         ::autodiff::__private::Accumulate::accumulate(&mut __d0, __pa6);
                     } else {
@@ -280,21 +282,26 @@ impl ::autodiff::__private::entry::Reverse3 for recurrence {
                         let __v10 = (1.0) - __v4;
                         let __t7 = ::autodiff::__private::ops::take_d0(&mut __dc0);
                         let mut __d12 = __t7;
-                        let __p8 = ::autodiff::__private::ops::one_like(&__d12);
-                        let __p9 = ::autodiff::__private::ops::add_d1(&__p8);
-                        let __p10 = ::autodiff::__private::ops::mul_d0(&__v10, &__p9);
-                        let __p11 = ::autodiff::__private::ops::mul_d1(&__v9, &__p9);
-                        let (__pa12, __pa13) = (
-                            ::autodiff::__private::ops::scale_by(
-                                ::autodiff::__private::ops::add_d0(&__p8)
-                                    + ::autodiff::__private::ops::sub_d1(&__p11),
-                                &__d12,
-                            ),
-                            ::autodiff::__private::ops::scale_by(
-                                ::autodiff::__private::ops::mul_d1(&(1e-5), &__p10),
-                                &__d12,
-                            ),
-                        );
+                        let (__pa12, __pa13) = {
+                            let __p8 = ::autodiff::__private::ops::one_like(&__d12);
+                            let __p9 = ::autodiff::__private::ops::add_d1(&__p8);
+                            let __p10 = ::autodiff::__private::ops::mul_d0(
+                                &__v10,
+                                &__p9,
+                            );
+                            let __p11 = ::autodiff::__private::ops::mul_d1(&__v9, &__p9);
+                            (
+                                ::autodiff::__private::ops::scale_by(
+                                    ::autodiff::__private::ops::add_d0(&__p8)
+                                        + ::autodiff::__private::ops::sub_d1(&__p11),
+                                    &__d12,
+                                ),
+                                ::autodiff::__private::ops::scale_by(
+                                    ::autodiff::__private::ops::mul_d1(&(1e-5), &__p10),
+                                    &__d12,
+                                ),
+                            )
+                        };
                         ::autodiff::__private::Accumulate::accumulate(&mut __d4, __pa12);
                         ::autodiff::__private::Accumulate::accumulate(&mut __d1, __pa13);
                     }

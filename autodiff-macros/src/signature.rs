@@ -208,23 +208,29 @@ pub(crate) fn float_type_params(
 ) -> Vec<syn::Ident> {
     let mut out = Vec::new();
     for tp in generics.type_params() {
-        let mut is_float = bounds_mention_float(&tp.bounds);
-        let mut compatible = bounds_float_compatible(&tp.bounds);
-        if let Some(wc) = &generics.where_clause {
-            for pred in &wc.predicates {
-                if let syn::WherePredicate::Type(pt) = pred {
-                    if let syn::Type::Path(p) = &pt.bounded_ty {
-                        if p.path.is_ident(&tp.ident) {
-                            is_float |= bounds_mention_float(&pt.bounds);
-                            compatible &= bounds_float_compatible(&pt.bounds);
-                        }
-                    }
-                }
-            }
-        }
+        let bounds = bounds_of(generics, tp);
+        let is_float = bounds.iter().any(|b| bounds_mention_float(b));
+        let compatible = bounds.iter().all(|b| bounds_float_compatible(b));
         let in_output = output.is_some_and(|t| mentions_ident(t, &tp.ident));
         if is_float || (in_output && compatible) {
             out.push(tp.ident.clone());
+        }
+    }
+    out
+}
+
+/// A type parameter's bounds: those written with it (`<T: Float>`) and those of the
+/// `where` clause's predicates on it.
+fn bounds_of<'g>(
+    generics: &'g syn::Generics,
+    tp: &'g syn::TypeParam,
+) -> Vec<&'g syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>> {
+    let mut out = vec![&tp.bounds];
+    for pred in generics.where_clause.iter().flat_map(|wc| &wc.predicates) {
+        if let syn::WherePredicate::Type(pt) = pred {
+            if matches!(&pt.bounded_ty, syn::Type::Path(p) if p.path.is_ident(&tp.ident)) {
+                out.push(&pt.bounds);
+            }
         }
     }
     out
@@ -241,13 +247,13 @@ pub(crate) fn converted_type_params(
     fn mentions_float_type(
         bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
     ) -> bool {
-        fn floaty(ts: proc_macro2::TokenStream) -> bool {
-            ts.into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Ident(i) => i == "f64" || i == "f32",
-                proc_macro2::TokenTree::Group(g) => floaty(g.stream()),
-                _ => false,
-            })
-        }
+        // (`<f64>`: a float type as the first argument)
+        let floaty = |args: &syn::PathArguments| match args {
+            syn::PathArguments::AngleBracketed(a) => matches!(a.args.first(),
+                Some(syn::GenericArgument::Type(syn::Type::Path(p)))
+                    if p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string()))),
+            _ => false,
+        };
         // a conversion to or from a float (not a closure or an iterator of floats)
         bounds.iter().any(|b| match b {
             syn::TypeParamBound::Trait(t) => {
@@ -257,8 +263,7 @@ pub(crate) fn converted_type_params(
                     .is_some_and(|s| match s.ident.to_string().as_str() {
                         "ToPrimitive" | "NumCast" => true,
                         "Into" | "From" | "TryInto" | "TryFrom" | "AsPrimitive" => {
-                            let args = &s.arguments;
-                            floaty(quote::quote!(#args))
+                            floaty(&s.arguments)
                         }
                         _ => false,
                     })
@@ -271,17 +276,10 @@ pub(crate) fn converted_type_params(
         if floats.contains(&tp.ident) {
             continue;
         }
-        let mut converted = mentions_float_type(&tp.bounds);
-        if let Some(wc) = &generics.where_clause {
-            for pred in &wc.predicates {
-                if let syn::WherePredicate::Type(pt) = pred {
-                    if matches!(&pt.bounded_ty, syn::Type::Path(p) if p.path.is_ident(&tp.ident)) {
-                        converted |= mentions_float_type(&pt.bounds);
-                    }
-                }
-            }
-        }
-        if converted {
+        if bounds_of(generics, tp)
+            .iter()
+            .any(|b| mentions_float_type(b))
+        {
             out.push(tp.ident.clone());
         }
     }

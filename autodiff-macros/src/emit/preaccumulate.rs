@@ -33,8 +33,9 @@ pub(crate) fn trees(body: &Body) -> HashMap<VarId, Tree> {
     let mentions = hoist::var_mentions(&body.block);
     let mut output = Vec::new();
     body.output.vars(&mut output);
+    let defs = crate::ir::definitions(&body.block);
     let mut out = HashMap::new();
-    walk(body, &body.block, &mentions, &output, &mut out);
+    walk(body, &body.block, &defs, &mentions, &output, &mut out);
     out
 }
 
@@ -53,9 +54,11 @@ fn scalar_step(body: &Body, dst: VarId, rhs: &Rhs) -> Option<&'static crate::rul
     (!crate::rules::is_option_rule(rule) && rule.form != crate::rules::Form::Join).then_some(rule)
 }
 
+/// `all_defs`: every variable's definition in the body (a leaf's may be outside `block`).
 fn walk(
     body: &Body,
     block: &Block,
+    all_defs: &HashMap<VarId, &Rhs>,
     mentions: &HashMap<VarId, usize>,
     output: &[VarId],
     out: &mut HashMap<VarId, Tree>,
@@ -66,14 +69,13 @@ fn walk(
             _ => None,
         })
         .collect();
-    let all_defs = crate::ir::definitions(&body.block);
     for stmt in &block.stmts {
         match stmt {
             Stmt::If { then, els, .. } => {
-                walk(body, then, mentions, output, out);
-                walk(body, els, mentions, output, out);
+                walk(body, then, all_defs, mentions, output, out);
+                walk(body, els, all_defs, mentions, output, out);
             }
-            Stmt::Loop { body: b, .. } => walk(body, b, mentions, output, out),
+            Stmt::Loop { body: b, .. } => walk(body, b, all_defs, mentions, output, out),
             Stmt::WriteCell {
                 cell,
                 value: Operand::Var(root),
@@ -185,32 +187,27 @@ impl Emitter<'_> {
         let products = leaves
             .iter()
             .map(|(_, parts)| quote!(#rt::ops::scale_by(#(#parts)+*, &#dy)));
-        let names: Vec<syn::Ident> = leaves.iter().map(|_| self.fresh("__pa")).collect();
         // Sums and products only: the partials are finite where the operands are, and
-        // `0 · x` is what the rules give too (no test on the adjoint's chain).
+        // `0 · x` is what the rules give too (no test on the adjoint's chain). Otherwise a
+        // zero cotangent contributes zero whatever the partials (as through each rule that
+        // may be infinite, see the runtime's `ops`), and they are not computed.
         let plain = (tree.nodes.iter())
             .all(|(_, rule, ..)| ["add", "sub", "mul", "neg"].contains(&rule.name));
-        if plain {
-            out.extend(quote! {
-                #partials
-                let (#(#names,)*) = (#(#products,)*);
-            });
-            for ((u, _), name) in leaves.iter().zip(names) {
-                self.contribute_signed(out, *u, quote!(#name), false, negated);
+        let values = if plain {
+            quote!({ #partials (#(#products,)*) })
+        } else {
+            let zeros = leaves.iter().map(|_| quote!(#dy));
+            quote! {
+                if #rt::ops::zero_cotangent(&#dy) {
+                    (#(#zeros,)*)
+                } else {
+                    #partials
+                    (#(#products,)*)
+                }
             }
-            return;
-        }
-        // A zero cotangent contributes zero whatever the partials (as through each rule
-        // that may be infinite, see the runtime's `ops`), and they are not computed.
-        let zeros = leaves.iter().map(|_| quote!(#dy));
-        out.extend(quote! {
-            let (#(#names,)*) = if #rt::ops::zero_cotangent(&#dy) {
-                (#(#zeros,)*)
-            } else {
-                #partials
-                (#(#products,)*)
-            };
-        });
+        };
+        let names: Vec<syn::Ident> = leaves.iter().map(|_| self.fresh("__pa")).collect();
+        out.extend(quote!(let (#(#names,)*) = #values;));
         for ((u, _), name) in leaves.iter().zip(names) {
             self.contribute_signed(out, *u, quote!(#name), false, negated);
         }

@@ -1330,11 +1330,11 @@ fn array_from_fn(e: &syn::Expr, len: Option<&syn::Expr>) -> Option<syn::Expr> {
     Some(syn::parse_quote_spanned!(span=> [#(#items),*]))
 }
 
-/// `x.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())` (or `min_by`, the
-/// closure's parameters also `(_, a), (_, b)`, `total_cmp`, the items `.copied()` before
-/// `enumerate`): the index of the extreme element and a reference to it (the element), found by a loop of comparisons (which carry no
-/// derivative), as `max_by` finds them (the last of equal maxima, the first of minima).
-fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+/// `….max_by(cmp)` / `min_by(cmp)` whose `cmp` orders its two items by value
+/// (`a.partial_cmp(b).unwrap()`, `.expect(…)`, `a.total_cmp(b)`): whether it is `max_by`,
+/// and whether the items are `enumerate()` pairs compared by their element (`a.1` with
+/// `b.1`, or parameters `(_, a), (_, b)`).
+fn ordering(m: &syn::ExprMethodCall) -> Option<(bool, bool)> {
     let max = match m.method.to_string().as_str() {
         "max_by" => true,
         "min_by" => false,
@@ -1343,23 +1343,23 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let [syn::Expr::Closure(c)] = m.args.iter().collect::<Vec<_>>()[..] else {
         return None;
     };
-    // each parameter: `a` (then compared as `a.1`) or `(_, a)` (compared as `a`)
+    // each parameter: a name, or `(_, name)` (a pair destructured)
     let param = |p: &syn::Pat| -> Option<(String, bool)> {
         let p = match p {
             syn::Pat::Type(t) => &*t.pat,
             other => other,
         };
         match p {
-            syn::Pat::Ident(i) => Some((i.ident.to_string(), true)),
+            syn::Pat::Ident(i) => Some((i.ident.to_string(), false)),
             syn::Pat::Tuple(t) if t.elems.len() == 2 => match (&t.elems[0], &t.elems[1]) {
-                (syn::Pat::Wild(_), syn::Pat::Ident(i)) => Some((i.ident.to_string(), false)),
+                (syn::Pat::Wild(_), syn::Pat::Ident(i)) => Some((i.ident.to_string(), true)),
                 _ => None,
             },
             _ => None,
         }
     };
     let params: Vec<(String, bool)> = c.inputs.iter().map(param).collect::<Option<_>>()?;
-    let [(a, a_field), (b, b_field)] = &params[..] else {
+    let [a, b] = &params[..] else {
         return None;
     };
     let mut body = &*c.body;
@@ -1373,36 +1373,32 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let syn::Expr::MethodCall(cmp) = body else {
         return None;
     };
-    let reads = |e: &syn::Expr, n: &str, field: bool| {
+    // what a side reads of its parameter: the item (`false`) or a pair's element (`true`)
+    let reads = |e: &syn::Expr, (name, destructured): &(String, bool)| -> Option<bool> {
         let e = match e {
             syn::Expr::Reference(r) => &*r.expr,
             other => other,
         };
-        match (e, field) {
-            (syn::Expr::Field(f), true) => {
-                matches!(&f.member, syn::Member::Unnamed(i) if i.index == 1)
-                    && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident(n))
+        match e {
+            syn::Expr::Path(p) if p.path.is_ident(name) => Some(*destructured),
+            syn::Expr::Field(f) if !destructured => {
+                let second = matches!(&f.member, syn::Member::Unnamed(i) if i.index == 1)
+                    && matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident(name));
+                second.then_some(true)
             }
-            (syn::Expr::Path(p), false) => p.path.is_ident(n),
-            _ => false,
+            _ => None,
         }
     };
-    let ordered = (cmp.method == "partial_cmp" || cmp.method == "total_cmp")
-        && cmp.args.len() == 1
-        && reads(&cmp.receiver, a, *a_field)
-        && reads(&cmp.args[0], b, *b_field);
-    if !ordered {
+    if !(cmp.method == "partial_cmp" || cmp.method == "total_cmp") || cmp.args.len() != 1 {
         return None;
     }
-    // the sequence: `x.iter().enumerate()`
-    let syn::Expr::MethodCall(enumerate) = &*m.receiver else {
-        return None;
-    };
-    if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
-        return None;
-    }
-    // (`x.iter().copied().enumerate()`: the element by value)
-    let (iter, by_value) = match &*enumerate.receiver {
+    let pairs = reads(&cmp.receiver, a)?;
+    (reads(&cmp.args[0], b)? == pairs).then_some((max, pairs))
+}
+
+/// `x.iter()` of a named sequence, or `x.iter().copied()` / `.cloned()` (then `true`).
+fn named_iter(e: &syn::Expr) -> Option<(&syn::Expr, bool)> {
+    let (iter, by_value) = match e {
         syn::Expr::MethodCall(c)
             if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() =>
         {
@@ -1417,9 +1413,25 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
         return None;
     }
     let seq = &*iter.receiver;
-    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
+    matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)).then_some((seq, by_value))
+}
+
+/// `x.iter().enumerate().max_by(|a, b| a.1.partial_cmp(b.1).unwrap())` (see [`ordering`]
+/// for the comparisons, and the items `.copied()` before `enumerate`): the index of the
+/// extreme element and a reference to it (the element), found by a loop of comparisons
+/// (which carry no derivative), as `max_by` finds them (the last of equal maxima, the first
+/// of minima).
+fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let (max, true) = ordering(m)? else {
+        return None;
+    };
+    let syn::Expr::MethodCall(enumerate) = &*m.receiver else {
+        return None;
+    };
+    if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
         return None;
     }
+    let (seq, by_value) = named_iter(&enumerate.receiver)?;
     let span = m.method.span();
     let (best, k) = (
         syn::Ident::new("__autodiff_best", proc_macro2::Span::mixed_site()),
@@ -1446,73 +1458,13 @@ fn extreme_index_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
     }})
 }
 
+/// `x.iter().max_by(|a, b| a.partial_cmp(b).unwrap())` (see [`ordering`]; the items
+/// `.copied()` or not): the fold from `x[0]` keeping the extreme element as `max_by` does.
 fn extreme_by(m: &syn::ExprMethodCall) -> Option<syn::Expr> {
-    let max = match m.method.to_string().as_str() {
-        "max_by" => true,
-        "min_by" => false,
-        _ => return None,
-    };
-    let [syn::Expr::Closure(c)] = m.args.iter().collect::<Vec<_>>()[..] else {
+    let (max, false) = ordering(m)? else {
         return None;
     };
-    let names: Vec<String> = c
-        .inputs
-        .iter()
-        .filter_map(|p| match p {
-            syn::Pat::Ident(i) => Some(i.ident.to_string()),
-            syn::Pat::Type(t) => match &*t.pat {
-                syn::Pat::Ident(i) => Some(i.ident.to_string()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    let [a, b] = &names[..] else {
-        return None;
-    };
-    // `a.partial_cmp(b).unwrap()` / `.expect(…)`, or `a.total_cmp(b)`
-    let mut body = &*c.body;
-    if let syn::Expr::MethodCall(u) = body {
-        if (u.method == "unwrap" && u.args.is_empty())
-            || (u.method == "expect" && u.args.len() == 1)
-        {
-            body = &u.receiver;
-        }
-    }
-    let syn::Expr::MethodCall(cmp) = body else {
-        return None;
-    };
-    let names_of = |e: &syn::Expr, n: &str| {
-        let e = match e {
-            syn::Expr::Reference(r) => &*r.expr,
-            other => other,
-        };
-        matches!(e, syn::Expr::Path(p) if p.path.is_ident(n))
-    };
-    let ordered = (cmp.method == "partial_cmp" || cmp.method == "total_cmp")
-        && cmp.args.len() == 1
-        && names_of(&cmp.receiver, a)
-        && names_of(&cmp.args[0], b);
-    if !ordered {
-        return None;
-    }
-    // the sequence: `x.iter()`, `x.iter().copied()`, `x.iter().cloned()`
-    let mut src = &*m.receiver;
-    if let syn::Expr::MethodCall(c) = src {
-        if (c.method == "copied" || c.method == "cloned") && c.args.is_empty() {
-            src = &c.receiver;
-        }
-    }
-    let syn::Expr::MethodCall(iter) = src else {
-        return None;
-    };
-    if iter.method != "iter" || !iter.args.is_empty() {
-        return None;
-    }
-    let seq = &*iter.receiver;
-    if !matches!(seq, syn::Expr::Path(_) | syn::Expr::Field(_)) {
-        return None;
-    }
+    let (seq, _) = named_iter(&m.receiver)?;
     let span = m.method.span();
     let (acc, item) = (
         syn::Ident::new("__autodiff_extreme", proc_macro2::Span::mixed_site()),
