@@ -190,7 +190,7 @@ impl ::autodiff::__private::entry::Forward3 for recurrence {
 impl ::autodiff::__private::entry::Reverse3 for recurrence {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'a0, 'a1, 'a2>(
+    fn __vjp_into<'a0: 'all, 'a1: 'all, 'a2: 'all, 'all>(
         __v0: f64,
         __v1: f64,
         __v2: usize,

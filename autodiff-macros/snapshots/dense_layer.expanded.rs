@@ -19,7 +19,12 @@ impl dense {
         ::autodiff::__private::select::Sel3
     }
     #[inline]
-    fn __vjp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __vjp<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -31,7 +36,7 @@ impl dense {
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all>,
     ) {
         let _ = dense;
         let (__value, __pullback) = Self::__vjp_into(__v0, __v1, __v2);
@@ -49,7 +54,12 @@ impl dense {
         )
     }
     #[inline]
-    fn __vjp_selected<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __vjp_selected<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -61,7 +71,7 @@ impl dense {
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all>,
     ) {
         let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
         (
@@ -74,7 +84,12 @@ impl dense {
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __vjp_into<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -89,7 +104,7 @@ impl dense {
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
                 <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
-            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>,
+            ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all>,
     ) {
         let _ = dense;
         let (__value, __pullback) = Self::__vjp_reborrow(__v0, __v1, __v2);
@@ -116,7 +131,12 @@ impl dense {
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_reborrow<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __vjp_reborrow<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -398,7 +418,12 @@ impl dense {
     }
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __jvp<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __jvp<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -426,7 +451,12 @@ impl dense {
     }
     #[inline]
     #[track_caller]
-    fn __jvp_opts<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>(
+    fn __jvp_opts<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
         __v0: &'__autodiff_l0 Array2<f64>,
         __v1: &'__autodiff_l1 Array2<f64>,
         __v2: &'__autodiff_l2 Array1<f64>,
@@ -465,14 +495,22 @@ impl dense {
         Self::__jvp(__v0, __v1, __v2, __tv0, __tv1, __tv2)
     }
     #[inline]
-    fn __jvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> impl ::core::ops::Fn(
+    fn __jvp_function<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >() -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
-    ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2> {
+    ) -> (
+            f64,
+            f64,
+        ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all> {
         move |__v0, __v1, __v2, __tv0, __tv1, __tv2| {
             Self::__jvp_opts(
                 __v0,
@@ -487,14 +525,23 @@ impl dense {
         }
     }
     #[inline]
-    fn __jvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
+    fn __jvp_sel1<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+    >(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
         &Array2<f64>,
         &Array1<f64>,
         __S::I0,
-    ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
+    ) -> (
+            f64,
+            f64,
+        ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all, __S>
     where
         __S: ::autodiff::__private::forward::Scatter1<
             (
@@ -509,7 +556,13 @@ impl dense {
         }
     }
     #[inline]
-    fn __jvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
+    fn __jvp_sel2<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+    >(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
@@ -517,7 +570,10 @@ impl dense {
         &Array1<f64>,
         __S::I0,
         __S::I1,
-    ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
+    ) -> (
+            f64,
+            f64,
+        ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all, __S>
     where
         __S: ::autodiff::__private::forward::Scatter2<
             (
@@ -532,7 +588,13 @@ impl dense {
         }
     }
     #[inline]
-    fn __jvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
+    fn __jvp_sel3<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+    >(
         _selection: __S,
     ) -> impl ::core::ops::Fn(
         &Array2<f64>,
@@ -541,7 +603,10 @@ impl dense {
         __S::I0,
         __S::I1,
         __S::I2,
-    ) -> (f64, f64) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>
+    ) -> (
+            f64,
+            f64,
+        ) + use<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, '__autodiff_all, __S>
     where
         __S: ::autodiff::__private::forward::Scatter3<
             (
@@ -558,7 +623,12 @@ impl dense {
     const __HVP: ::core::option::Option<&'static str> = ::core::option::Option::Some(
         "`dense` is not generic over its float type: `hvp!` and `hessian!` run its gradient on dual numbers, so mark it `#[differentiable(second_order)]` (a copy generic over the float type is written for them), or write it `fn dense<T: Float>(…) -> T` with `T` for its float type",
     );
-    fn __hvp_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
+    fn __hvp_function<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
@@ -569,14 +639,26 @@ impl dense {
         ::core::unreachable!()
     }
     const __HESSIAN: ::core::option::Option<&'static str> = Self::__HVP;
-    fn __hessian_function<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2>() -> fn(
+    fn __hessian_function<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >() -> fn(
         &'__autodiff_l0 Array2<f64>,
         &'__autodiff_l1 Array2<f64>,
         &'__autodiff_l2 Array1<f64>,
     ) -> ! {
         ::core::unreachable!()
     }
-    fn __hvp_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0>(
+    fn __hvp_sel1<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+        __I0,
+    >(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -586,7 +668,15 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    fn __hvp_sel2<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1>(
+    fn __hvp_sel2<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+        __I0,
+        __I1,
+    >(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -597,7 +687,16 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    fn __hvp_sel3<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S, __I0, __I1, __I2>(
+    fn __hvp_sel3<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+        __I0,
+        __I1,
+        __I2,
+    >(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,
@@ -609,7 +708,13 @@ impl dense {
     ) -> ! {
         ::core::unreachable!()
     }
-    fn __hessian_sel1<'__autodiff_l0, '__autodiff_l1, '__autodiff_l2, __S>(
+    fn __hessian_sel1<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+        __S,
+    >(
         _selection: __S,
     ) -> fn(
         &'__autodiff_l0 Array2<f64>,

@@ -360,7 +360,7 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
 impl ::autodiff::__private::entry::Reverse1 for rosenbrock {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'a0>(
+    fn __vjp_into<'a0: 'all, 'all>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
     ) -> (
         f64,

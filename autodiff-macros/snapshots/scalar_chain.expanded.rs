@@ -146,7 +146,7 @@ impl ::autodiff::__private::entry::Forward2 for chain {
 impl ::autodiff::__private::entry::Reverse2 for chain {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'a0, 'a1>(
+    fn __vjp_into<'a0: 'all, 'a1: 'all, 'all>(
         __v0: f64,
         __v1: usize,
     ) -> (

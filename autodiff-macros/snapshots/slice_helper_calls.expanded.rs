@@ -454,7 +454,7 @@ impl ::autodiff::__private::entry::Forward2 for sum_picks {
 impl ::autodiff::__private::entry::Reverse2 for sum_picks {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'a0, 'a1>(
+    fn __vjp_into<'a0: 'all, 'a1: 'all, 'all>(
         __v0: ::autodiff::__private::entry::SliceArg<'a0, f64>,
         __v1: usize,
     ) -> (

@@ -58,7 +58,7 @@ impl ::autodiff::__private::entry::Forward4 for weighted_sum {
 impl ::autodiff::__private::entry::Reverse4 for weighted_sum {
     #[cfg_attr(not(debug_assertions), inline(always))]
     #[cfg_attr(debug_assertions, inline)]
-    fn __vjp_into<'a0, 'a1, 'a2, 'a3>(
+    fn __vjp_into<'a0: 'all, 'a1: 'all, 'a2: 'all, 'a3: 'all, 'all>(
         __v0: f64,
         __v1: f64,
         __v2: f64,

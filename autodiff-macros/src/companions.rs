@@ -554,8 +554,11 @@ pub fn companions(
         let all = precise_captures(sig, outer);
         match syn::parse2::<syn::PreciseCapture>(all.clone()) {
             Ok(c) => {
+                // (nor the lifetime they all outlive, which would hold them as long)
                 let kept = c.params.iter().filter(|p| match p {
-                    syn::CapturedParam::Lifetime(l) => !dropped.contains(l),
+                    syn::CapturedParam::Lifetime(l) => {
+                        !dropped.contains(l) && (dropped.is_empty() || l.ident != "__autodiff_all")
+                    }
                     _ => true,
                 });
                 quote!(use<#(#kept),*>)
@@ -990,11 +993,12 @@ pub fn companions(
     };
     let (own_vjp_into, impl_vjp_into) = if in_trait {
         let (decls, _) = entry_decls(sig, true);
+        // (as `Reverse{n}` declares them: `'all` outlived by every argument's)
         let lifetimes =
             (0..sig.params.len()).map(|i| syn::Lifetime::new(&format!("'a{i}"), Span::call_site()));
         let item = quote! {
             #inline
-            fn #vjp_into<#(#lifetimes),*>(#(#decls),*)
+            fn #vjp_into<#(#lifetimes: 'all,)* 'all>(#(#decls),*)
                 -> (
                     #output,
                     impl ::core::ops::FnOnce(#out_tangent, #(#sinks),*) -> (#(#into_tangents,)*)

@@ -509,6 +509,42 @@ impl VisitMut for NameLifetimes {
     }
 }
 
+/// Gives the companions a lifetime that every borrowed parameter's outlives
+/// (`'__autodiff_all`), where two or more are borrowed (not `&mut`): a local borrowing
+/// either of two parameters (`let (a, b) = if … { (y, x) } else { (x, y) };`) has a
+/// lifetime shorter than both, which the pullback captures, and an opaque type can only
+/// capture a lifetime it names.
+fn shared_lifetime(generics: &mut syn::Generics, params: &[Param]) {
+    let exclusive: Vec<&syn::Lifetime> = params
+        .iter()
+        .filter_map(|p| match &p.ty_named {
+            syn::Type::Reference(r) if r.mutability.is_some() => r.lifetime.as_ref(),
+            _ => None,
+        })
+        .collect();
+    let shared: Vec<syn::Lifetime> = generics
+        .lifetimes()
+        .map(|l| l.lifetime.clone())
+        .filter(|l| !exclusive.contains(&l))
+        .collect();
+    if shared.len() < 2 {
+        return;
+    }
+    let all = syn::Lifetime::new("'__autodiff_all", Span::call_site());
+    for param in generics.params.iter_mut() {
+        if let syn::GenericParam::Lifetime(l) = param {
+            if shared.contains(&l.lifetime) {
+                l.bounds.push(all.clone());
+            }
+        }
+    }
+    let position = generics.lifetimes().count();
+    generics.params.insert(
+        position,
+        syn::GenericParam::Lifetime(syn::LifetimeParam::new(all)),
+    );
+}
+
 /// The type with references removed and every lifetime made `'static`, used to name the
 /// tangent type (`&'a [f64]` → `[f64]`, whose tangent is `Vec<f64>`).
 pub fn tangent_key(ty: &syn::Type) -> syn::Type {
@@ -697,6 +733,7 @@ impl Signature {
                 syn::GenericParam::Lifetime(syn::LifetimeParam::new(lt.clone())),
             );
         }
+        shared_lifetime(&mut generics_named, &params);
         let type_params = generics.type_params().map(|t| t.ident.clone()).collect();
         Some(Signature {
             ident: sig.ident.clone(),

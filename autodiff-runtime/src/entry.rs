@@ -341,9 +341,10 @@ macro_rules! entries {
             /// The value, and the pullback adding the gradients of slices into their
             /// shadows and returning the others'.
             /// (Each argument's lifetime its own, as the function's are: the pullback
-            /// captures each.)
+            /// captures each; and one that all of them outlive, for a local borrowing
+            /// either of two arguments, whose lifetime is shorter than both.)
             #[allow(clippy::too_many_arguments)]
-            fn __vjp_into<$($lt),+>($($a: <Self::$K as Kind>::Arg<$lt>),+) -> (
+            fn __vjp_into<$($lt: 'all,)+ 'all>($($a: <Self::$K as Kind>::Arg<$lt>),+) -> (
                 Self::Out,
                 impl for<'s> FnOnce(
                     <Self::Out as Differentiable>::Tangent,

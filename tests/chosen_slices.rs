@@ -1,0 +1,237 @@
+//! Locals borrowing one of two parameters, chosen by a branch (`let (a, b) = if x.len() <
+//! y.len() { (y, x) } else { (x, y) };`, as convolutions choose the longer input): the
+//! local's borrow is shorter than both parameters', and the pullback that keeps it still has
+//! a type to return. Each function is checked against its derivative written by hand and
+//! against central differences, in both orders of its inputs, through every way of asking
+//! for a gradient.
+
+use autodiff::check::finite_difference;
+use autodiff::prelude::*;
+
+fn assert_close(got: &[f64], want: &[f64], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * w.abs().max(1.0),
+            "{what}[{i}]: {g} vs {w}"
+        );
+    }
+}
+
+/// Σ_m long[m] · short[m] · long[0], the longer input first whichever order they come in.
+#[differentiable]
+fn aligned(x: &[f64], y: &[f64]) -> f64 {
+    let (long, short) = if x.len() < y.len() { (y, x) } else { (x, y) };
+    let mut s = 0.0;
+    for m in 0..short.len() {
+        s += long[m] * short[m] * long[0];
+    }
+    s
+}
+
+/// The gradient of [`aligned`] by hand, `(∂/∂x, ∂/∂y)`.
+fn aligned_by_hand(x: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let swapped = x.len() < y.len();
+    let (long, short) = if swapped { (y, x) } else { (x, y) };
+    let mut dlong = vec![0.0; long.len()];
+    let mut dshort = vec![0.0; short.len()];
+    for m in 0..short.len() {
+        dlong[m] += short[m] * long[0];
+        dshort[m] += long[m] * long[0];
+        dlong[0] += long[m] * short[m];
+    }
+    if swapped {
+        (dshort, dlong)
+    } else {
+        (dlong, dshort)
+    }
+}
+
+/// The convolution of two sequences as scilib writes it: the longer one slides under the
+/// shorter (`match` on the lengths), every output of full overlap and the partial ones.
+#[differentiable]
+fn convolve(a_i: &[f64], b_i: &[f64]) -> Vec<f64> {
+    let (a, b): (&[f64], &[f64]) = match a_i.len() < b_i.len() {
+        true => (b_i, a_i),
+        false => (a_i, b_i),
+    };
+    let mut res = Vec::with_capacity(a.len() + b.len() - 1);
+    for n in 0..a.len() + b.len() - 1 {
+        let mut sum = 0.0;
+        for m in 0..b.len() {
+            if n >= m && n - m < a.len() {
+                sum += a[n - m] * b[m];
+            }
+        }
+        res.push(sum);
+    }
+    res
+}
+
+/// ‖convolve(a, b)‖², through a call of the helper.
+#[differentiable]
+fn convolved_energy(a: &[f64], b: &[f64]) -> f64 {
+    let r = convolve(a, b);
+    let mut s = 0.0;
+    for v in r.iter() {
+        s += v * v;
+    }
+    s
+}
+
+/// The same choice in a function generic over its float type, handing both halves on.
+#[differentiable]
+fn generic_aligned<T: Float>(x: &[T], y: &[T]) -> T {
+    let (long, short) = if x.len() < y.len() { (y, x) } else { (x, y) };
+    let mut s = T::zero();
+    for m in 0..short.len() {
+        s = s + (long[m] - short[m]).powi(2);
+    }
+    s + long[long.len() - 1].sin()
+}
+
+const X: [f64; 4] = [0.7, -1.3, 0.4, 2.1];
+const Y: [f64; 2] = [1.5, -0.6];
+
+#[test]
+fn a_local_borrowing_either_parameter_against_the_adjoint_by_hand() {
+    for (x, y) in [(&X[..], &Y[..]), (&Y[..], &X[..])] {
+        let (value, (gx, gy)) = value_and_gradients_function!(aligned)(x, y);
+        assert_eq!(value.to_bits(), aligned(x, y).to_bits());
+        let (hx, hy) = aligned_by_hand(x, y);
+        assert_close(&gx, &hx, 1e-15, "∂x");
+        assert_close(&gy, &hy, 1e-15, "∂y");
+        let fx = finite_difference(|p: &[f64]| aligned(p, y), x);
+        let fy = finite_difference(|p: &[f64]| aligned(x, p), y);
+        assert_close(&gx, &fx, 1e-7, "∂x against differences");
+        assert_close(&gy, &fy, 1e-7, "∂y against differences");
+
+        // one parameter asked for, the pullback with a cotangent other than one
+        let g = gradients_function!(aligned, params = ["y"])(x, y);
+        assert_eq!(g, hy);
+        let (v, pullback) = vjp!(aligned)(x, y);
+        assert_eq!(v.to_bits(), value.to_bits());
+        let (px, py) = pullback(-2.0);
+        let twice = |v: &[f64]| v.iter().map(|g| -2.0 * g).collect::<Vec<_>>();
+        assert_close(&px, &twice(&hx), 1e-15, "vjp ∂x");
+        assert_close(&py, &twice(&hy), 1e-15, "vjp ∂y");
+
+        // forward mode: ⟨∇f, t⟩
+        let tx: Vec<f64> = (0..x.len()).map(|i| 0.3 - 0.2 * i as f64).collect();
+        let ty: Vec<f64> = (0..y.len()).map(|i| 1.0 + 0.5 * i as f64).collect();
+        let (v, dv) = jvp!(aligned)(x, y, &tx, &ty);
+        assert_eq!(v.to_bits(), value.to_bits());
+        let dot: f64 = hx
+            .iter()
+            .zip(&tx)
+            .chain(hy.iter().zip(&ty))
+            .map(|(g, t)| g * t)
+            .sum();
+        assert!(
+            (dv - dot).abs() <= 1e-14 * dot.abs().max(1.0),
+            "{dv} vs {dot}"
+        );
+    }
+}
+
+#[test]
+fn scilibs_convolution_in_both_orders() {
+    for (a, b) in [(&X[..], &Y[..]), (&Y[..], &X[..])] {
+        let r = convolve(a, b);
+        assert_eq!(r.len(), 5);
+        // the pullback of the sequence: Σ_n c_n r_n, whose gradient is the correlation of
+        // the cotangent with the other input
+        let c = [0.5, -1.0, 2.0, 0.25, 1.5];
+        let (value, pullback) = vjp!(convolve)(a, b);
+        assert_eq!(value, r);
+        let (ga, gb) = pullback(c.to_vec());
+        let (long, short, swapped) = if a.len() < b.len() {
+            (b, a, true)
+        } else {
+            (a, b, false)
+        };
+        let mut dlong = vec![0.0; long.len()];
+        let mut dshort = vec![0.0; short.len()];
+        for (n, cn) in c.iter().enumerate() {
+            for m in 0..short.len() {
+                if n >= m && n - m < long.len() {
+                    dlong[n - m] += cn * short[m];
+                    dshort[m] += cn * long[n - m];
+                }
+            }
+        }
+        let (ha, hb) = if swapped {
+            (dshort, dlong)
+        } else {
+            (dlong, dshort)
+        };
+        assert_close(&ga, &ha, 1e-15, "∂a");
+        assert_close(&gb, &hb, 1e-15, "∂b");
+        let dot = |r: Vec<f64>| r.iter().zip(&c).map(|(r, c)| r * c).sum::<f64>();
+        let fa = finite_difference(|p: &[f64]| dot(convolve(p, b)), a);
+        let fb = finite_difference(|p: &[f64]| dot(convolve(a, p)), b);
+        assert_close(&ga, &fa, 1e-7, "∂a against differences");
+        assert_close(&gb, &fb, 1e-7, "∂b against differences");
+
+        // called from another function, and through the implicit mode
+        let (ea, eb) = gradients_function!(convolved_energy)(a, b);
+        let fa = finite_difference(|p: &[f64]| convolved_energy(p, b), a);
+        let fb = finite_difference(|p: &[f64]| convolved_energy(a, p), b);
+        assert_close(&ea, &fa, 1e-7, "energy ∂a");
+        assert_close(&eb, &fb, 1e-7, "energy ∂b");
+        let va = Variable::new(a.to_vec());
+        let f = differentiable_closure!(|q: &[f64]| convolved_energy(&va, q));
+        let grads = implicit_gradients(&f)(b);
+        let got: Vec<f64> = grads.get(&va).expect("a is read");
+        assert_close(&got, &ea, 1e-15, "implicit ∂a");
+    }
+}
+
+#[test]
+fn generic_choice_in_f32_and_f64() {
+    for (x, y) in [(&X[..], &Y[..]), (&Y[..], &X[..])] {
+        let (gx, gy) = gradients_function!(generic_aligned)(x, y);
+        let fx = finite_difference(|p: &[f64]| generic_aligned(p, y), x);
+        let fy = finite_difference(|p: &[f64]| generic_aligned(x, p), y);
+        assert_close(&gx, &fx, 1e-7, "∂x");
+        assert_close(&gy, &fy, 1e-7, "∂y");
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let y32: Vec<f32> = y.iter().map(|&v| v as f32).collect();
+        let (gx32, gy32) = gradients_function!(generic_aligned)(&x32[..], &y32[..]);
+        for (g32, g) in gx32.iter().zip(&gx).chain(gy32.iter().zip(&gy)) {
+            assert!(
+                (f64::from(*g32) - g).abs() <= 1e-5 * g.abs().max(1.0),
+                "{g32} vs {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn generic_choice_under_hvp() {
+    // H·v against central differences of the gradient along v
+    for (x, y) in [(&X[..], &Y[..]), (&Y[..], &X[..])] {
+        let vx: Vec<f64> = (0..x.len()).map(|i| 0.5 - 0.3 * i as f64).collect();
+        let vy: Vec<f64> = (0..y.len()).map(|i| -0.2 + 0.7 * i as f64).collect();
+        let (hx, hy) = hvp!(generic_aligned)(x, y, &vx[..], &vy[..]);
+        let h = 1e-5;
+        let shifted = |s: f64| {
+            let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, v)| a + s * v).collect();
+            let ys: Vec<f64> = y.iter().zip(&vy).map(|(a, v)| a + s * v).collect();
+            gradients_function!(generic_aligned)(&xs[..], &ys[..])
+        };
+        let ((px, py), (mx, my)) = (shifted(h), shifted(-h));
+        let dx: Vec<f64> = px
+            .iter()
+            .zip(&mx)
+            .map(|(p, m)| (p - m) / (2.0 * h))
+            .collect();
+        let dy: Vec<f64> = py
+            .iter()
+            .zip(&my)
+            .map(|(p, m)| (p - m) / (2.0 * h))
+            .collect();
+        assert_close(&hx, &dx, 1e-6, "H·v, x");
+        assert_close(&hy, &dy, 1e-6, "H·v, y");
+    }
+}
