@@ -97,6 +97,7 @@ const FEATURES: &[&str] = &[
     "slice helper: a `let mut` buffer",
     "slice helper: a `let mut` buffer, its last mention",
     "local sub-slice read by index",
+    "slices chosen by a branch",
     "&mut helper: in place",
     "&mut helper: accumulate",
     "&mut helper: passes its buffer on",
@@ -637,6 +638,25 @@ impl SliceGen<'_> {
                 self.features.insert("local sub-slice read by index");
                 self.terms.push(t.clone());
                 self.scalars.push(t);
+                if (self.counter / 7).is_multiple_of(3) {
+                    // two slices, the order chosen by a branch: locals borrowing either
+                    // (the other slice decided by the names drawn so far, as below)
+                    let slices = self.slices.clone();
+                    let (y, ylen) = &slices[self.counter % slices.len()];
+                    let m = l.min(*ylen);
+                    let (ca, cb, u) = (self.fresh("ca"), self.fresh("cb"), self.fresh("u"));
+                    out.push(self.line(format!(
+                        "let ({ca}, {cb}): (&[f64], &[f64]) = if {s}[{i}] > {c} {{ ({s}, &{y}[..{m}]) }} else {{ (&{y}[..{m}], {s}) }};"
+                    )));
+                    out.push(self.line(format!(
+                        "let {u} = {ca}[{}] * {cb}[{}] + ({ca}[{}] * {k}).sin();",
+                        i % m,
+                        j % m,
+                        m - 1
+                    )));
+                    self.features.insert("slices chosen by a branch");
+                    self.terms.push(u);
+                }
                 // (decided by the names drawn so far: the random stream stays as it was)
                 match self.counter % 4 {
                     0 => {
