@@ -228,19 +228,31 @@ impl Emitter<'_> {
     /// at its definition: a snapshot of a buffer (`main_term` handed as `&main_term`) that
     /// the forward sweep only lends to calls whose pullbacks keep no borrow of it (they
     /// are handed it again), so it is unchanged and free at the region's end.
+    ///
+    /// Also a copy of a buffer handed `&mut` to a call, made for the call's pullback to be
+    /// handed again (`Lent::keep`), which nothing in the forward sweep reads.
     fn moves_to_tape(&self, v: VarId) -> bool {
-        if !matches!(self.defs.get(&v), Some(Rhs::ReadCell(_))) {
-            return false;
-        }
         // (counted once for every variable: asked of each snapshot, one walk of the body
         // per question made a long body's expansion quadratic)
-        let (mentions, lent) = self.tape_moves.get_or_init(|| {
-            (
-                super::hoist::var_mentions(&self.body.block),
-                super::hoist::lent_counts(&self.body.block, &self.rehanded),
-            )
-        });
-        mentions.get(&v).copied().unwrap_or(0) == lent.get(&v).copied().unwrap_or(0)
+        let moves = || {
+            self.tape_moves.get_or_init(|| super::TapeMoves {
+                mentions: super::hoist::var_mentions(&self.body.block),
+                lent: super::hoist::lent_counts(&self.body.block, &self.rehanded),
+                keeps: super::hoist::call_keeps(&self.body.block),
+            })
+        };
+        let count = |m: &HashMap<VarId, usize>| m.get(&v).copied().unwrap_or(0);
+        match self.defs.get(&v) {
+            Some(Rhs::ReadCell(_)) => {
+                let m = moves();
+                count(&m.mentions) == count(&m.lent)
+            }
+            Some(Rhs::Inactive(_)) => {
+                let m = moves();
+                m.keeps.contains(&v) && count(&m.mentions) == 0
+            }
+            _ => false,
+        }
     }
 
     /// Whether `v` is kept on its region's tape for the reverse sweep.

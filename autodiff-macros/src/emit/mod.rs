@@ -211,6 +211,17 @@ pub(crate) fn frozen_reads(body: &Body) -> HashSet<VarId> {
         .collect()
 }
 
+/// What decides which values the forward sweep moves onto its tape rather than copying
+/// (see `Emitter::moves_to_tape`), counted in one walk of the body each.
+pub(crate) struct TapeMoves {
+    /// How many times each variable is mentioned in the body.
+    pub(crate) mentions: HashMap<VarId, usize>,
+    /// How many times each is lent to calls in [`Emitter::rehanded`].
+    pub(crate) lent: HashMap<VarId, usize>,
+    /// The copies of buffers made for calls' pullbacks to be handed again.
+    pub(crate) keeps: HashSet<VarId>,
+}
+
 pub(crate) struct Emitter<'a> {
     pub(crate) body: &'a Body,
     /// The branches of an `if` outside loops: the region whose slot they share and whether
@@ -280,10 +291,9 @@ pub(crate) struct Emitter<'a> {
     /// Calls whose pullback comes from the callee's `__vjp_reborrow` (handed its arguments
     /// again at reverse time).
     pub(crate) rehanded: HashSet<VarId>,
-    /// Once the reverse sweep is written (and [`Emitter::rehanded`] final): how many times
-    /// each variable is mentioned in the body, and lent to calls in `rehanded` (see
-    /// `Emitter::moves_to_tape`).
-    pub(crate) tape_moves: std::cell::OnceCell<(HashMap<VarId, usize>, HashMap<VarId, usize>)>,
+    /// Once the reverse sweep is written (and [`Emitter::rehanded`] final): see
+    /// [`TapeMoves`].
+    pub(crate) tape_moves: std::cell::OnceCell<TapeMoves>,
     /// What calls keep of a `&mut` parameter handed on as it is (see `Operand::MutRef`):
     /// emitted only where the reverse sweep hands it again.
     pub(crate) keeps: HashSet<VarId>,
