@@ -330,6 +330,17 @@ pub fn unknown_helper_argument(key: &syn::Ident) -> String {
     format!("unknown argument `{key}`; expected `params = [\"name\", …]` or `params = [0, …]`")
 }
 
+pub fn unknown_result_bound(tp: &syn::Ident) -> String {
+    format!(
+        "`#[differentiable]` cannot tell whether `{tp}` is a float type: the result is made of \
+         `{tp}`, and this bound is not one it knows (a float's are `num_traits::Float`, \
+         `autodiff::Real`, the arithmetic operators, `Copy`, `PartialOrd`, …); add `Float` \
+         to `{tp}`'s bounds (`{tp}: Float + …`) so that the derivative is generated for float \
+         types, or differentiate a copy of the function written for `f64` (complex numbers \
+         have no derivative here)"
+    )
+}
+
 pub fn named_like_a_primitive(name: &str) -> String {
     format!(
         "a `#[differentiable]` function cannot be named `{name}`: its derivative lives in a \

@@ -334,6 +334,110 @@ fn bounds_float_compatible(
     })
 }
 
+/// A type parameter the result is made of that is not taken for a float type because of a
+/// bound the attribute does not know (`T: cauchy::Scalar`, another crate's numeric trait,
+/// which may stand for complex numbers too), rather than one that says it is no float
+/// (`Ord`, `Hash`, an integer or iterator trait): the bound's span and the parameter. Such a
+/// function's result cannot be differentiated as written, and the compiler's errors about
+/// it name only generated code.
+fn unknown_result_bound(
+    generics: &syn::Generics,
+    output: &syn::Type,
+) -> Option<(Span, syn::Ident)> {
+    const NOT_FLOAT: &[&str] = &[
+        "Eq",
+        "Ord",
+        "Hash",
+        "Integer",
+        "PrimInt",
+        "Unsigned",
+        "Iterator",
+        "IntoIterator",
+        "DoubleEndedIterator",
+        "ExactSizeIterator",
+        "Fn",
+        "FnMut",
+        "FnOnce",
+        "Into",
+        "From",
+        "TryInto",
+        "TryFrom",
+        "AsRef",
+        "AsMut",
+        "Borrow",
+        "ToString",
+        "AsPrimitive",
+    ];
+    let floats = float_type_params(generics, Some(output));
+    for tp in generics.type_params() {
+        if floats.contains(&tp.ident) || !made_of(output, &tp.ident) {
+            continue;
+        }
+        let bounds = bounds_of(generics, tp);
+        let traits = || {
+            bounds
+                .iter()
+                .flat_map(|b| b.iter())
+                .filter_map(|b| match b {
+                    syn::TypeParamBound::Trait(t) => Some(t),
+                    _ => None,
+                })
+        };
+        let name = |t: &syn::TraitBound| {
+            t.path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default()
+        };
+        if traits().any(|t| NOT_FLOAT.contains(&name(t).as_str())) {
+            continue;
+        }
+        let unknown = traits().find(|t| {
+            let one =
+                syn::punctuated::Punctuated::<syn::TypeParamBound, syn::Token![+]>::from_iter([
+                    syn::TypeParamBound::Trait((*t).clone()),
+                ]);
+            !bounds_float_compatible(&one)
+        });
+        if let Some(t) = unknown {
+            return Some((syn::spanned::Spanned::span(t), tp.ident.clone()));
+        }
+    }
+    None
+}
+
+/// Whether a value of type `ty` is made of values of the type named `ident`: `T`, or an
+/// element of a tuple, array, slice, `Vec`, `Option`, `Box` or `Result`'s value of it — not
+/// an argument of another type (`D` of `Array<T, D>`).
+fn made_of(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if p.path.is_ident(ident) {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let containers = ["Vec", "Option", "Box", "Result"];
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a)
+                    if containers.contains(&last.ident.to_string().as_str()) =>
+                {
+                    matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if made_of(t, ident))
+                }
+                _ => false,
+            }
+        }
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| made_of(e, ident)),
+        syn::Type::Array(a) => made_of(&a.elem, ident),
+        syn::Type::Slice(s) => made_of(&s.elem, ident),
+        syn::Type::Reference(r) => made_of(&r.elem, ident),
+        syn::Type::Paren(p) => made_of(&p.elem, ident),
+        _ => false,
+    }
+}
+
 /// Whether `ty` mentions the type named `ident`.
 fn mentions_ident(ty: &syn::Type, ident: &syn::Ident) -> bool {
     struct Find<'a>(&'a syn::Ident, bool);
@@ -622,6 +726,10 @@ impl Signature {
             syn::ReturnType::Default => None,
         };
         let floats = float_type_params(&sig.generics, out_ty);
+        if let Some((bound, tp)) = out_ty.and_then(|t| unknown_result_bound(&sig.generics, t)) {
+            errors.push(bound, crate::diag::unknown_result_bound(&tp));
+            return None;
+        }
         let mut namer = NameLifetimes { named: Vec::new() };
         let mut params = Vec::new();
         let mut is_method = false;

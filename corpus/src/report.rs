@@ -100,6 +100,10 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
     if all.contains("proc macro panicked") || all.contains("proc-macro derive panicked") {
         return PANIC;
     }
+    // (before the checks by word: the message speaks of "the result")
+    if msg.contains("cannot tell whether") {
+        return "generic bounds other than `Float`";
+    }
     if msg.contains("e0034") {
         return "from_f64 ambiguity";
     }
