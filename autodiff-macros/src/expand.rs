@@ -279,11 +279,7 @@ pub(crate) fn try_expand(
     // request, and stays callable in constants)
     // (nor one with a parameter of a converted type, `T: Into<f64>`: its derivative takes
     // integers only there, see `converted_type_params`)
-    let converted = crate::signature::converted_type_params(
-        &func.sig.generics,
-        &crate::signature::float_type_params(&func.sig.generics, Some(&sig.output)),
-    );
-    if sig.answers_requests() && func.sig.constness.is_none() && converted.is_empty() {
+    if sig.answers_requests() && func.sig.constness.is_none() && sig.converted.is_empty() {
         // An entry point answers the implicit helpers and the tape (one thread-local read).
         let vjp = companion(&sig.ident, "vjp", sig.is_method);
         let ident = &sig.ident;

@@ -175,6 +175,9 @@ pub struct Signature {
     /// Every type parameter in scope (an `impl`'s too, which `drop_impl_generics` moves
     /// off `generics`): a parameter of such a type is no struct.
     pub type_params: Vec<syn::Ident>,
+    /// The type parameters converted to or from a float (`T: Into<f64>`), which the
+    /// companions require to be integers (see [`converted_type_params`]).
+    pub converted: Vec<syn::Ident>,
 }
 
 fn bounds_mention_float(
@@ -853,6 +856,7 @@ impl Signature {
             rerun_calls: false,
             inline_sweeps: false,
             type_params,
+            converted,
         })
     }
 
@@ -923,6 +927,7 @@ impl Signature {
             rerun_calls: false,
             inline_sweeps: false,
             type_params: Vec::new(),
+            converted: Vec::new(),
         }
     }
 
