@@ -49,7 +49,14 @@ impl Lowering<'_> {
             _ => {}
         }
         if !self.references_active(e) && !expr_may_exit(e) {
-            return self.verbatim(e);
+            let v = self.verbatim(e);
+            if let (syn::Expr::Struct(_), Value::Var(v)) = (e, &v) {
+                // a struct written here (`let m = Model { scale: 1.5 };`): of a struct
+                // type, so its methods called with differentiable values are those of an
+                // `impl` (annotated, or refused with that message), not std's
+                self.made_values.insert(*v);
+            }
+            return v;
         }
         match e {
             syn::Expr::Unary(u) => match u.op {
