@@ -478,18 +478,18 @@ fn extract_impl(
                 // The method and the other methods of the type's inherent impls it calls.
                 idents(f.to_token_stream(), &mut seed);
                 let methods = inherent_methods(m, &self_name, &seed, &fn_name);
+                // (the attribute on the block, as a user writes it for associated functions
+                // without `self`, `Normal::pdf(x, mean, sd)`, which it cannot tell from free
+                // functions on a single method)
                 let header = impl_header(&m.text, imp);
-                let mut ann = format!("{header}\n");
+                let mut ann = format!("#[differentiable]\n{header}\n");
                 let mut plain_imp = imp.clone();
                 plain_imp.items.clear();
                 for (text, item, _) in &methods {
-                    ann.push_str(&format!("#[differentiable]\n{text}\n\n"));
+                    ann.push_str(&format!("{text}\n\n"));
                     plain_imp.items.push(syn::ImplItem::Fn(item.clone()));
                 }
-                ann.push_str(&format!(
-                    "#[differentiable]\n{}\n}}",
-                    item_text(&m.text, &f.attrs, f)
-                ));
+                ann.push_str(&format!("{}\n}}", item_text(&m.text, &f.attrs, f)));
                 plain_imp.items.push(ii.clone());
                 for (_, item, _) in &methods {
                     idents(item.to_token_stream(), &mut seed);
