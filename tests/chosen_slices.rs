@@ -337,3 +337,110 @@ fn a_method_choosing_slices_called_on_a_local_struct() {
     let fx = finite_difference(|p: &[f64]| through_a_local_struct(p, &y), &x);
     assert_close(&gx, &fx, 1e-7, "∂x against differences");
 }
+
+/// One slice chosen, a prefix of one parameter or the other whole.
+#[differentiable]
+fn one_chosen(x: &[f64], y: &[f64], k: usize) -> f64 {
+    let s: &[f64] = if x[0] > y[0] { &x[..k] } else { y };
+    s.iter().map(|v| v * v).sum::<f64>() + s[0]
+}
+
+/// The longer first by `std::mem::swap` of two borrowed slices.
+#[differentiable]
+fn swapped(x: &[f64], y: &[f64]) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    if a.len() < b.len() {
+        std::mem::swap(&mut a, &mut b);
+    }
+    a[0] * b[b.len() - 1] + a[a.len() - 1]
+}
+
+/// A borrowed slice reassigned another of a different length (its adjoint takes each
+/// one's length in turn).
+#[differentiable]
+fn reassigned(x: &[f64], y: &Vec<f64>) -> f64 {
+    let mut a = x;
+    if y[0] > x[0] {
+        a = y;
+    }
+    a[0] * a[1]
+}
+
+#[test]
+fn one_slice_chosen_swapped_or_reassigned() {
+    let long = vec![0.3, -0.7, 1.1];
+    let short = vec![0.9, 0.4];
+    for (x, y) in [(&long, &short), (&short, &long)] {
+        // one_chosen: by hand, s = x[..2] when x₀ > y₀, else y
+        let (gx, gy) = gradients_function!(one_chosen, params = ["x", "y"])(x, y, 2);
+        let (mut hx, mut hy) = (vec![0.0; x.len()], vec![0.0; y.len()]);
+        let (h, s) = if x[0] > y[0] {
+            (&mut hx, &x[..2])
+        } else {
+            (&mut hy, &y[..])
+        };
+        for (i, v) in s.iter().enumerate() {
+            h[i] += 2.0 * v;
+        }
+        h[0] += 1.0;
+        assert_eq!((gx, gy), (hx, hy), "one_chosen");
+
+        // swapped: f = a₀ b_last + a_last, a the longer
+        let (gx, gy) = gradients_function!(swapped)(x, y);
+        let (a, b) = if x.len() < y.len() { (y, x) } else { (x, y) };
+        let mut ha = vec![0.0; a.len()];
+        let mut hb = vec![0.0; b.len()];
+        ha[0] += b[b.len() - 1];
+        hb[b.len() - 1] += a[0];
+        *ha.last_mut().expect("non-empty") += 1.0;
+        let (hx, hy) = if x.len() < y.len() {
+            (hb, ha)
+        } else {
+            (ha, hb)
+        };
+        assert_eq!((gx.clone(), gy.clone()), (hx, hy), "swapped");
+        let fx = finite_difference(|p: &[f64]| swapped(p, y), x);
+        assert_close(&gx, &fx, 1e-7, "swapped against differences");
+
+        // reassigned: f = a₀ a₁, a = y when y₀ > x₀
+        let (gx, gy) = gradients_function!(reassigned)(x, y);
+        let (mut hx, mut hy) = (vec![0.0; x.len()], vec![0.0; y.len()]);
+        let (h, a) = if y[0] > x[0] {
+            (&mut hy, &y[..])
+        } else {
+            (&mut hx, &x[..])
+        };
+        h[0] = a[1];
+        h[1] = a[0];
+        assert_eq!(
+            (gx.clone(), gy.clone()),
+            (hx.clone(), hy.clone()),
+            "reassigned"
+        );
+        let (_, pullback) = vjp!(reassigned)(x, y);
+        let (px, py) = pullback(3.0);
+        assert_close(
+            &px,
+            &hx.iter().map(|g| 3.0 * g).collect::<Vec<_>>(),
+            1e-15,
+            "vjp x",
+        );
+        assert_close(
+            &py,
+            &hy.iter().map(|g| 3.0 * g).collect::<Vec<_>>(),
+            1e-15,
+            "vjp y",
+        );
+        let tx: Vec<f64> = (0..x.len()).map(|i| 1.0 - 0.25 * i as f64).collect();
+        let ty: Vec<f64> = (0..y.len()).map(|i| 0.5 + i as f64).collect();
+        let (_, d) = jvp!(reassigned)(x, y, &tx[..], &ty);
+        let want: f64 = hx
+            .iter()
+            .zip(&tx)
+            .chain(hy.iter().zip(&ty))
+            .map(|(g, t)| g * t)
+            .sum();
+        assert!((d - want).abs() <= 1e-14, "jvp {d} vs {want}");
+    }
+}

@@ -495,6 +495,23 @@ impl<E> ExtentVec for &Extent<'_, Vec<E>> {
     }
 }
 
+/// [`Extent`] of a borrowed slice (a local `let mut a = x;` reassigned another slice,
+/// `a = y;`, whose adjoint takes each one's length in turn): its length.
+impl<E> ExtentVec for &Extent<'_, &[E]> {
+    #[inline(always)]
+    fn extent(self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+/// [`Extent`] of a borrowed `Vec`: its length.
+impl<E> ExtentVec for &Extent<'_, &Vec<E>> {
+    #[inline(always)]
+    fn extent(self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
 /// [`Extent`] of anything else: `None` (its shape is the same whatever is assigned, or its
 /// adjoint's rules fit it themselves).
 pub trait ExtentAny {
