@@ -98,6 +98,7 @@ const FEATURES: &[&str] = &[
     "slice helper: a `let mut` buffer, its last mention",
     "local sub-slice read by index",
     "slices chosen by a branch",
+    "a borrowed slice swapped and reassigned",
     "&mut helper: in place",
     "&mut helper: accumulate",
     "&mut helper: passes its buffer on",
@@ -645,9 +646,21 @@ impl SliceGen<'_> {
                     let (y, ylen) = &slices[self.counter % slices.len()];
                     let m = l.min(*ylen);
                     let (ca, cb, u) = (self.fresh("ca"), self.fresh("cb"), self.fresh("u"));
-                    out.push(self.line(format!(
-                        "let ({ca}, {cb}): (&[f64], &[f64]) = if {s}[{i}] > {c} {{ ({s}, &{y}[..{m}]) }} else {{ (&{y}[..{m}], {s}) }};"
-                    )));
+                    if (self.counter / 2 + self.counter / 17).is_multiple_of(2) {
+                        out.push(self.line(format!(
+                            "let ({ca}, {cb}): (&[f64], &[f64]) = if {s}[{i}] > {c} {{ ({s}, &{y}[..{m}]) }} else {{ (&{y}[..{m}], {s}) }};"
+                        )));
+                    } else {
+                        // the same choice by reassigning a borrowed slice (its length may
+                        // change: `{s}` and the prefix differ when `m < l`)
+                        out.push(self.line(format!("let mut {ca}: &[f64] = {s};")));
+                        out.push(self.line(format!("let mut {cb}: &[f64] = &{y}[..{m}];")));
+                        out.push(self.line(format!(
+                            "if {s}[{i}] <= {c} {{ std::mem::swap(&mut {ca}, &mut {cb}); {cb} = &{cb}[..{m}]; }}"
+                        )));
+                        self.features
+                            .insert("a borrowed slice swapped and reassigned");
+                    }
                     out.push(self.line(format!(
                         "let {u} = {ca}[{}] * {cb}[{}] + ({ca}[{}] * {k}).sin();",
                         i % m,

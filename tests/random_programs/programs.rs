@@ -596,7 +596,9 @@ program! {
         for j in 0..6 { let mut w23 = s18.to_vec(); w23[j] *= t14.tanh() * -0.5; w23 = w23[..6].to_vec(); sh22 += w23[j] * w23[0]; sh22 += w23[5]; }
         let s24 = &xs[2..7];
         let t25 = (s24[0] * t14.tanh() * 0.75 + s24[3]).sin() + s24[s24.len() - 1] * 0.6;
-        let (ca26, cb27): (&[f64], &[f64]) = if s24[0] > t14.tanh() * 0.75 { (s24, &s1[..5]) } else { (&s1[..5], s24) };
+        let mut ca26: &[f64] = s24;
+        let mut cb27: &[f64] = &s1[..5];
+        if s24[0] <= t14.tanh() * 0.75 { std::mem::swap(&mut ca26, &mut cb27); cb27 = &cb27[..5]; }
         let u28 = ca26[0] * cb27[3] + (ca26[4] * 0.6).sin();
         let g29 = s24.get(1).copied().unwrap_or(t14.tanh() * 0.75) + if let Some(&v) = s24.get(1) { v * 0.6 } else { t14.tanh() * 0.75 * t14.tanh() * 0.75 };
         g29 + u28 + t25 + md21 + sh22 + ys[2] + a * 0.3
@@ -694,7 +696,9 @@ program! {
         let t24 = arr23[2] * arr23[0];
         let s25 = &s14[2..];
         let t26 = (s25[2] * t4.tanh() + s25[0]).sin() + s25[s25.len() - 1] * 0.3;
-        let (ca27, cb28): (&[f64], &[f64]) = if s25[2] > t4.tanh() { (s25, &s14[..3]) } else { (&s14[..3], s25) };
+        let mut ca27: &[f64] = s25;
+        let mut cb28: &[f64] = &s14[..3];
+        if s25[2] <= t4.tanh() { std::mem::swap(&mut ca27, &mut cb28); cb28 = &cb28[..3]; }
         let u29 = ca27[2] * cb28[0] + (ca27[2] * 0.3).sin();
         let mut acc30 = (0.0, t4.tanh());
         let mut best31 = (-1.0, 0.0);
@@ -930,7 +934,9 @@ program! {
         let t2 = buf1[0] + buf1[2] * 0.75;
         let s3 = &xs[..];
         let t4 = (s3[0] * b * 0.6 + s3[3]).sin() + s3[s3.len() - 1] * 0.5;
-        let (ca5, cb6): (&[f64], &[f64]) = if s3[0] > b * 0.6 { (s3, &xs[..6]) } else { (&xs[..6], s3) };
+        let mut ca5: &[f64] = s3;
+        let mut cb6: &[f64] = &xs[..6];
+        if s3[0] <= b * 0.6 { std::mem::swap(&mut ca5, &mut cb6); cb6 = &cb6[..6]; }
         let u7 = ca5[0] * cb6[3] + (ca5[5] * 0.5).sin();
         let mut m8 = s3.to_vec();
         m8.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -1276,7 +1282,9 @@ program! {
         let t1 = ys[1] * 0.3;
         let s2 = &xs[0..];
         let t3 = (s2[1] * t1.tanh() + s2[3]).sin() + s2[s2.len() - 1] * 0.25;
-        let (ca4, cb5): (&[f64], &[f64]) = if s2[1] > t1.tanh() { (s2, &xs[..6]) } else { (&xs[..6], s2) };
+        let mut ca4: &[f64] = s2;
+        let mut cb5: &[f64] = &xs[..6];
+        if s2[1] <= t1.tanh() { std::mem::swap(&mut ca4, &mut cb5); cb5 = &cb5[..6]; }
         let u6 = ca4[1] * cb5[3] + (ca4[5] * 0.25).sin();
         let f7 = s2.iter().filter(|v| **v > t1.tanh() * 0.25).map(|v| v * v).sum::<f64>() + s2.iter().step_by(2).map(|v| v * 0.25).sum::<f64>();
         let tw8 = s2.iter().take_while(|v| **v < t1.tanh() + 1.0).map(|v| v.sin()).sum::<f64>() + s2.iter().scan(0.25, |acc, &v| { *acc = *acc * 0.5 + v; if *acc > 4.0 { None } else { Some(*acc) } }).map(|c| c * c).sum::<f64>();
@@ -2307,7 +2315,9 @@ program! {
         let t1 = p71_h0(&xs[6..=7], b).sin();
         let s2 = &xs[2..=7];
         let t3 = (s2[5] * t1.tanh() + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
-        let (ca4, cb5): (&[f64], &[f64]) = if s2[5] > t1.tanh() { (s2, &xs[..6]) } else { (&xs[..6], s2) };
+        let mut ca4: &[f64] = s2;
+        let mut cb5: &[f64] = &xs[..6];
+        if s2[5] <= t1.tanh() { std::mem::swap(&mut ca4, &mut cb5); cb5 = &cb5[..6]; }
         let u6 = ca4[5] * cb5[1] + (ca4[5] * 0.3).sin();
         let f7 = s2.iter().filter(|v| **v > t1.tanh() * 0.3).map(|v| v * v).sum::<f64>() + s2.iter().step_by(2).map(|v| v * 0.3).sum::<f64>();
         let tw8 = s2.iter().take_while(|v| **v < t1.tanh() + 1.0).map(|v| v.sin()).sum::<f64>() + s2.iter().scan(0.3, |acc, &v| { *acc = *acc * 0.5 + v; if *acc > 4.0 { None } else { Some(*acc) } }).map(|c| c * c).sum::<f64>();
@@ -3478,7 +3488,9 @@ program! {
         let t1 = p108_h0(&xs[1..8], a * 0.25);
         let s2 = &xs[0..7];
         let t3 = (s2[1] * t1.tanh() * 0.3 + s2[0]).sin() + s2[s2.len() - 1] * 0.75;
-        let (ca4, cb5): (&[f64], &[f64]) = if s2[1] > t1.tanh() * 0.3 { (s2, &xs[..7]) } else { (&xs[..7], s2) };
+        let mut ca4: &[f64] = s2;
+        let mut cb5: &[f64] = &xs[..7];
+        if s2[1] <= t1.tanh() * 0.3 { std::mem::swap(&mut ca4, &mut cb5); cb5 = &cb5[..7]; }
         let u6 = ca4[1] * cb5[0] + (ca4[6] * 0.75).sin();
         let f7 = s2.iter().filter(|v| **v > t1.tanh() * 0.3 * 0.75).map(|v| v * v).sum::<f64>() + s2.iter().step_by(2).map(|v| v * 0.75).sum::<f64>();
         let tw8 = s2.iter().take_while(|v| **v < t1.tanh() * 0.3 + 1.0).map(|v| v.sin()).sum::<f64>() + s2.iter().scan(0.75, |acc, &v| { *acc = *acc * 0.5 + v; if *acc > 4.0 { None } else { Some(*acc) } }).map(|c| c * c).sum::<f64>();
@@ -3865,7 +3877,9 @@ program! {
         let t2 = p119_h1(&xs[..], t1.tanh()).sin();
         let s3 = &xs[1..];
         let t4 = (s3[0] * t1.tanh() + s3[3]).sin() + s3[s3.len() - 1] * 0.3;
-        let (ca5, cb6): (&[f64], &[f64]) = if s3[0] > t1.tanh() { (s3, &xs[..5]) } else { (&xs[..5], s3) };
+        let mut ca5: &[f64] = s3;
+        let mut cb6: &[f64] = &xs[..5];
+        if s3[0] <= t1.tanh() { std::mem::swap(&mut ca5, &mut cb6); cb6 = &cb6[..5]; }
         let u7 = ca5[0] * cb6[3] + (ca5[4] * 0.3).sin();
         let mut m8 = s3.to_vec();
         m8.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -4172,7 +4186,9 @@ program! {
         let t1 = p130_h0(xs, a, 2);
         let s2 = &xs[0..2];
         let t3 = (s2[0] * t1.tanh() + s2[1]).sin() + s2[s2.len() - 1] * 0.3;
-        let (ca4, cb5): (&[f64], &[f64]) = if s2[0] > t1.tanh() { (s2, &xs[..2]) } else { (&xs[..2], s2) };
+        let mut ca4: &[f64] = s2;
+        let mut cb5: &[f64] = &xs[..2];
+        if s2[0] <= t1.tanh() { std::mem::swap(&mut ca4, &mut cb5); cb5 = &cb5[..2]; }
         let u6 = ca4[0] * cb5[1] + (ca4[1] * 0.3).sin();
         let f7 = s2.iter().filter(|v| **v > t1.tanh() * 0.3).map(|v| v * v).sum::<f64>() + s2.iter().step_by(2).map(|v| v * 0.3).sum::<f64>();
         let tw8 = s2.iter().take_while(|v| **v < t1.tanh() + 1.0).map(|v| v.sin()).sum::<f64>() + s2.iter().scan(0.3, |acc, &v| { *acc = *acc * 0.5 + v; if *acc > 4.0 { None } else { Some(*acc) } }).map(|c| c * c).sum::<f64>();
@@ -5333,7 +5349,9 @@ program! {
         let t24 = buf20[0] + buf20[1] * 0.5;
         let s25 = &xs[3..6];
         let t26 = (s25[0] * t19.tanh() + s25[1]).sin() + s25[s25.len() - 1] * 0.6;
-        let (ca27, cb28): (&[f64], &[f64]) = if s25[0] > t19.tanh() { (s25, &xs[..3]) } else { (&xs[..3], s25) };
+        let mut ca27: &[f64] = s25;
+        let mut cb28: &[f64] = &xs[..3];
+        if s25[0] <= t19.tanh() { std::mem::swap(&mut ca27, &mut cb28); cb28 = &cb28[..3]; }
         let u29 = ca27[0] * cb28[1] + (ca27[2] * 0.6).sin();
         let mut acc30 = (0.0, t19.tanh());
         let mut best31 = (-1.0, 0.0);
