@@ -1192,3 +1192,43 @@ fn scans_collected() {
     assert_eq!(jv, v);
     assert!((jt - by_hand[1]).abs() <= 1e-12 * by_hand[1].abs());
 }
+
+// --- pairs with a constant member ---------------------------------------------------------
+
+/// Pairs collected with a constant first member computed from an integer
+/// (`-(1.5 + (n as f64).cos()).sqrt()`): a float by its form.
+#[differentiable]
+fn constant_member_pairs(xs: &[f64], n: usize) -> f64 {
+    let pairs: Vec<(f64, f64)> = xs
+        .iter()
+        .map(|&u| (-(1.5 + (n as f64).cos()).sqrt(), u * 0.5))
+        .collect();
+    pairs[0].0 * pairs[2].1 + pairs[0].1 + f64::MAX.min(pairs[1].1)
+}
+
+/// The same, generic, the constant through the float type (`T::one()`).
+#[differentiable]
+fn constant_member_pairs_generic<T: Float>(xs: &[T], _n: usize) -> T {
+    let pairs: Vec<(T, T)> = xs
+        .iter()
+        .map(|&u| (-(T::one() + T::one()).sqrt(), u * u))
+        .collect();
+    pairs[0].0 * pairs[2].1 + pairs[1].1
+}
+
+#[test]
+fn pairs_with_a_constant_member() {
+    let xs = vec![0.5, 1.0, 2.0];
+    for n in 0..3 {
+        let c = -(1.5 + (n as f64).cos()).sqrt();
+        let g = gradients_function!(constant_member_pairs, params = ["xs"])(&xs, n);
+        // by hand: ∂/∂x₀ = ½, ∂/∂x₁ = ½, ∂/∂x₂ = c·½
+        assert_eq!(g, vec![0.5, 0.5, c * 0.5]);
+        let fd = finite_difference(|p: &[f64]| constant_member_pairs(p, n), &xs);
+        assert_gradient_close(&g, &fd, 1e-7);
+        let g = gradients_function!(constant_member_pairs_generic, params = ["xs"])(&xs[..], n);
+        let c = -(2.0f64).sqrt();
+        // f = c·x₂² + x₁²
+        assert_eq!(g, vec![0.0, 2.0 * xs[1], c * 2.0 * xs[2]]);
+    }
+}

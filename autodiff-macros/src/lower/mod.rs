@@ -1137,13 +1137,62 @@ impl Lowering<'_> {
                 _ => false,
             }
         };
+        let constant = |ts: TokenStream| {
+            float_constant(ts.clone())
+                || syn::parse2::<syn::Expr>(ts).is_ok_and(|e| self.float_expr(&e))
+        };
         match v {
             Value::Var(v) if self.vars[v.0].active => true,
             Value::Var(v) => self.block.stmts.iter().rev().any(|s| {
                 matches!(s, Stmt::Let { dst, rhs: Rhs::Inactive(ts), .. }
-                    if dst == v && float_constant(ts.clone()))
+                    if dst == v && constant(ts.clone()))
             }),
-            Value::Inline(e) => float_constant(e.to_token_stream()),
+            Value::Inline(e) => constant(e.to_token_stream()),
+            _ => false,
+        }
+    }
+
+    /// Whether a constant expression is of a float type by its form: a float literal, a
+    /// cast to a float type, a path or call through one (`f64::MAX`, `T::zero()`,
+    /// `<T as Real>::from_f64_rounded(1.5)`), arithmetic with such an operand (Rust has no
+    /// mixed arithmetic), a float method of one (`(n as f64).cos().sqrt()`).
+    fn float_expr(&self, e: &syn::Expr) -> bool {
+        let float_name = |i: &syn::Ident| {
+            prims::is_float_type_name(&i.to_string()) || self.float_type.as_ref() == Some(i)
+        };
+        let float_type = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.path.get_ident().is_some_and(float_name));
+        let float_path = |p: &syn::ExprPath| {
+            p.qself.as_ref().is_some_and(|q| float_type(&q.ty))
+                || (p.path.segments.len() >= 2
+                    && p.path
+                        .segments
+                        .iter()
+                        .rev()
+                        .skip(1)
+                        .any(|s| float_name(&s.ident)))
+        };
+        match e {
+            syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Float(_)),
+            syn::Expr::Paren(p) => self.float_expr(&p.expr),
+            syn::Expr::Group(g) => self.float_expr(&g.expr),
+            syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.float_expr(&u.expr),
+            syn::Expr::Binary(b) => {
+                matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                        | syn::BinOp::Rem(_)
+                ) && (self.float_expr(&b.left) || self.float_expr(&b.right))
+            }
+            syn::Expr::Cast(c) => float_type(&c.ty),
+            syn::Expr::Path(p) => float_path(p),
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if float_path(p)),
+            syn::Expr::MethodCall(m) => {
+                crate::rules::method_rule(&m.method.to_string()).is_some()
+                    && self.float_expr(&m.receiver)
+            }
             _ => false,
         }
     }
