@@ -879,15 +879,7 @@ fn plain_index(e: &syn::Expr) -> bool {
         syn::Expr::Paren(p) => plain_index(&p.expr),
         syn::Expr::Cast(c) => plain_index(&c.expr),
         syn::Expr::Binary(b) => {
-            matches!(
-                b.op,
-                syn::BinOp::Add(_)
-                    | syn::BinOp::Sub(_)
-                    | syn::BinOp::Mul(_)
-                    | syn::BinOp::Div(_)
-                    | syn::BinOp::Rem(_)
-            ) && plain_index(&b.left)
-                && plain_index(&b.right)
+            super::arithmetic(&b.op) && plain_index(&b.left) && plain_index(&b.right)
         }
         syn::Expr::MethodCall(m) => {
             m.method == "len" && m.args.is_empty() && plain_index(&m.receiver)

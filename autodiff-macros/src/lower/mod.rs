@@ -1177,14 +1177,7 @@ impl Lowering<'_> {
             syn::Expr::Group(g) => self.float_expr(&g.expr),
             syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && self.float_expr(&u.expr),
             syn::Expr::Binary(b) => {
-                matches!(
-                    b.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                        | syn::BinOp::Rem(_)
-                ) && (self.float_expr(&b.left) || self.float_expr(&b.right))
+                arithmetic(&b.op) && (self.float_expr(&b.left) || self.float_expr(&b.right))
             }
             syn::Expr::Cast(c) => float_type(&c.ty),
             syn::Expr::Path(p) => float_path(p),
@@ -1333,4 +1326,16 @@ fn literal_array_len(ty: &syn::Type) -> Option<(usize, syn::Type)> {
         },
         _ => None,
     }
+}
+
+/// `+`, `-`, `*`, `/`, `%`.
+pub(crate) fn arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_)
+            | syn::BinOp::Sub(_)
+            | syn::BinOp::Mul(_)
+            | syn::BinOp::Div(_)
+            | syn::BinOp::Rem(_)
+    )
 }
