@@ -557,7 +557,8 @@ pub fn companions(
                 // (nor the lifetime they all outlive, which would hold them as long)
                 let kept = c.params.iter().filter(|p| match p {
                     syn::CapturedParam::Lifetime(l) => {
-                        !dropped.contains(l) && (dropped.is_empty() || l.ident != "__autodiff_all")
+                        !dropped.contains(l)
+                            && (dropped.is_empty() || l.ident != crate::signature::SHARED_LIFETIME)
                     }
                     _ => true,
                 });

@@ -294,7 +294,12 @@ pub(crate) fn converted_type_params(
 fn bounds_float_compatible(
     bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
 ) -> bool {
-    bounds.iter().all(|b| match b {
+    bounds.iter().all(bound_float_compatible)
+}
+
+/// Whether a float type satisfies the bound (see [`bounds_float_compatible`]).
+fn bound_float_compatible(b: &syn::TypeParamBound) -> bool {
+    match b {
         syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
             matches!(
                 s.ident.to_string().as_str(),
@@ -334,7 +339,7 @@ fn bounds_float_compatible(
         }),
         syn::TypeParamBound::Lifetime(_) => true,
         _ => false,
-    })
+    }
 }
 
 /// A type parameter the result is made of that is not taken for a float type because of a
@@ -345,6 +350,7 @@ fn bounds_float_compatible(
 /// it name only generated code.
 fn unknown_result_bound(
     generics: &syn::Generics,
+    floats: &[syn::Ident],
     output: &syn::Type,
 ) -> Option<(Span, syn::Ident)> {
     const NOT_FLOAT: &[&str] = &[
@@ -371,43 +377,31 @@ fn unknown_result_bound(
         "ToString",
         "AsPrimitive",
     ];
-    let floats = float_type_params(generics, Some(output));
     for tp in generics.type_params() {
         if floats.contains(&tp.ident) || !made_of(output, &tp.ident) {
             continue;
         }
-        let bounds = bounds_of(generics, tp);
-        let traits = || {
-            bounds
-                .iter()
-                .flat_map(|b| b.iter())
-                .filter_map(|b| match b {
-                    syn::TypeParamBound::Trait(t) => Some(t),
-                    _ => None,
-                })
-        };
-        let name = |t: &syn::TraitBound| {
-            t.path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default()
-        };
-        if traits().any(|t| NOT_FLOAT.contains(&name(t).as_str())) {
+        let bounds: Vec<&syn::TypeParamBound> =
+            bounds_of(generics, tp).into_iter().flatten().collect();
+        if bounds
+            .iter()
+            .any(|b| bound_name(b).is_some_and(|n| NOT_FLOAT.contains(&n.as_str())))
+        {
             continue;
         }
-        let unknown = traits().find(|t| {
-            let one =
-                syn::punctuated::Punctuated::<syn::TypeParamBound, syn::Token![+]>::from_iter([
-                    syn::TypeParamBound::Trait((*t).clone()),
-                ]);
-            !bounds_float_compatible(&one)
-        });
-        if let Some(t) = unknown {
-            return Some((syn::spanned::Spanned::span(t), tp.ident.clone()));
+        if let Some(b) = bounds.iter().find(|b| !bound_float_compatible(b)) {
+            return Some((syn::spanned::Spanned::span(b), tp.ident.clone()));
         }
     }
     None
+}
+
+/// The name a trait bound is written with (`Float` of `num_traits::Float`).
+fn bound_name(b: &syn::TypeParamBound) -> Option<String> {
+    match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
 }
 
 /// Whether a value of type `ty` is made of values of the type named `ident`: `T`, or an
@@ -616,6 +610,9 @@ impl VisitMut for NameLifetimes {
     }
 }
 
+/// The name of the lifetime [`shared_lifetime`] adds.
+pub(crate) const SHARED_LIFETIME: &str = "__autodiff_all";
+
 /// Gives the companions a lifetime that every borrowed parameter's outlives
 /// (`'__autodiff_all`), where two or more are borrowed (not `&mut`): a local borrowing
 /// either of two parameters (`let (a, b) = if … { (y, x) } else { (x, y) };`) has a
@@ -637,7 +634,7 @@ fn shared_lifetime(generics: &mut syn::Generics, params: &[Param]) {
     if shared.len() < 2 {
         return;
     }
-    let all = syn::Lifetime::new("'__autodiff_all", Span::call_site());
+    let all = syn::Lifetime::new(&format!("'{SHARED_LIFETIME}"), Span::call_site());
     for param in generics.params.iter_mut() {
         if let syn::GenericParam::Lifetime(l) = param {
             if shared.contains(&l.lifetime) {
@@ -729,7 +726,9 @@ impl Signature {
             syn::ReturnType::Default => None,
         };
         let floats = float_type_params(&sig.generics, out_ty);
-        if let Some((bound, tp)) = out_ty.and_then(|t| unknown_result_bound(&sig.generics, t)) {
+        if let Some((bound, tp)) =
+            out_ty.and_then(|t| unknown_result_bound(&sig.generics, &floats, t))
+        {
             errors.push(bound, crate::diag::unknown_result_bound(&tp));
             return None;
         }

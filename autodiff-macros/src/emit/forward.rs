@@ -238,7 +238,6 @@ impl Emitter<'_> {
             self.tape_moves.get_or_init(|| super::TapeMoves {
                 mentions: super::hoist::var_mentions(&self.body.block),
                 lent: super::hoist::lent_counts(&self.body.block, &self.rehanded),
-                keeps: super::hoist::call_keeps(&self.body.block),
             })
         };
         let count = |m: &HashMap<VarId, usize>| m.get(&v).copied().unwrap_or(0);
@@ -247,10 +246,7 @@ impl Emitter<'_> {
                 let m = moves();
                 count(&m.mentions) == count(&m.lent)
             }
-            Some(Rhs::Inactive(_)) => {
-                let m = moves();
-                m.keeps.contains(&v) && count(&m.mentions) == 0
-            }
+            Some(Rhs::Inactive(_)) => self.keeps.contains(&v) && count(&moves().mentions) == 0,
             _ => false,
         }
     }

@@ -166,33 +166,6 @@ pub(crate) fn borrowed_cells(body: &crate::ir::Body) -> std::collections::HashSe
     out
 }
 
-/// The copies of buffers handed `&mut` to calls that the calls' pullbacks are handed again
-/// (`keep` of an [`Operand::MutRef`]): the forward sweep makes them for the tape alone.
-pub(crate) fn call_keeps(block: &Block) -> std::collections::HashSet<VarId> {
-    fn walk(block: &Block, out: &mut std::collections::HashSet<VarId>) {
-        for stmt in &block.stmts {
-            match stmt {
-                Stmt::Let {
-                    rhs: Rhs::Call { args, .. } | Rhs::Prim(_, args),
-                    ..
-                } => out.extend(args.iter().filter_map(|a| match a {
-                    Operand::MutRef { keep: Some(k), .. } => Some(*k),
-                    _ => None,
-                })),
-                Stmt::If { then, els, .. } => {
-                    walk(then, out);
-                    walk(els, out);
-                }
-                Stmt::Loop { body, .. } => walk(body, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = std::collections::HashSet::new();
-    walk(block, &mut out);
-    out
-}
-
 /// The variables some statement of `block` may take by value (an operand, code kept as
 /// tokens, a field's base): those not only lent (`f(&v)`) or indexed (`v[i]`, `&v[a..b]`).
 pub(crate) fn taken_by_value(block: &Block) -> std::collections::HashSet<VarId> {

@@ -218,8 +218,6 @@ pub(crate) struct TapeMoves {
     pub(crate) mentions: HashMap<VarId, usize>,
     /// How many times each is lent to calls in [`Emitter::rehanded`].
     pub(crate) lent: HashMap<VarId, usize>,
-    /// The copies of buffers made for calls' pullbacks to be handed again.
-    pub(crate) keeps: HashSet<VarId>,
 }
 
 pub(crate) struct Emitter<'a> {
