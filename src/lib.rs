@@ -143,7 +143,7 @@ pub mod __private {
         Accumulate, ConstantNumber, Differentiable, NoTangent, Real, Reset,
     };
     pub use autodiff_runtime::{
-        again, dual, entry, forward, implicit, jacobian, methods, ndarray, num_traits, reuse,
+        again, dual, entry, forward, implicit, jacobian, methods, ndarray, num_traits, pool, reuse,
         saved, select, shadow, source, views,
     };
 }

@@ -39,6 +39,8 @@ pub mod ops;
 pub mod optim;
 #[cfg(feature = "serde")]
 mod persist;
+#[doc(hidden)]
+pub mod pool;
 pub mod query;
 mod real;
 #[doc(hidden)]

@@ -39,6 +39,14 @@ pub trait Real:
     /// num-traits' `FromPrimitive::from_f64`, so `T::from_f64(c)` in user code stays
     /// unambiguous with `Real` in scope.
     fn from_f64_rounded(value: f64) -> Self;
+    /// Runs `f` on this thread's pool of buffers of this type (see [`crate::pool`]), if
+    /// it has one: `f32` and `f64` do.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn with_pool<R>(f: impl FnOnce(&mut crate::pool::Pool<Self>) -> R) -> Option<R> {
+        let _ = f;
+        None
+    }
     /// Converts this value to `f64` (exactly).
     fn to_f64_lossless(self) -> f64;
     /// Whether this cotangent is exactly zero, so a rule's contribution from it is zero
@@ -80,6 +88,10 @@ pub trait Real:
 
 impl Real for f32 {
     #[inline(always)]
+    fn with_pool<R>(f: impl FnOnce(&mut crate::pool::Pool<Self>) -> R) -> Option<R> {
+        crate::pool::with_f32(f)
+    }
+    #[inline(always)]
     fn from_f64_rounded(value: f64) -> Self {
         value as f32
     }
@@ -90,6 +102,10 @@ impl Real for f32 {
 }
 
 impl Real for f64 {
+    #[inline(always)]
+    fn with_pool<R>(f: impl FnOnce(&mut crate::pool::Pool<Self>) -> R) -> Option<R> {
+        crate::pool::with_f64(f)
+    }
     #[inline(always)]
     fn from_f64_rounded(value: f64) -> Self {
         value

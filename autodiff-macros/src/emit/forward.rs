@@ -4,6 +4,48 @@
 
 use super::*;
 
+/// `vec![x; n]` of a float literal `x`: the same `Vec` in a buffer of the runtime's pool
+/// (`pool::filled(x, n, || vec![x; n])`), which the pullback that keeps it gives back where it ends (see
+/// [`Emitter::give_backs`]). A helper called in a loop keeps each call's buffers from the
+/// forward sweep to the reverse, more allocations alive at once than the system allocator
+/// serves quickly.
+pub(crate) fn pooled_vec(ts: &TokenStream) -> Option<TokenStream> {
+    let mut tokens = ts.clone().into_iter();
+    match (tokens.next(), tokens.next()) {
+        (Some(TokenTree::Ident(v)), Some(TokenTree::Punct(b)))
+            if v == "vec" && b.as_char() == '!' => {}
+        _ => return None,
+    }
+    let syn::Expr::Macro(m) = syn::parse2::<syn::Expr>(ts.clone()).ok()? else {
+        return None;
+    };
+    let (x, n) = m
+        .mac
+        .parse_body_with(|input: syn::parse::ParseStream| {
+            let x: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            let n: syn::Expr = input.parse()?;
+            Ok((x, n))
+        })
+        .ok()?;
+    let float =
+        |e: &syn::Expr| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)));
+    let literal = match &x {
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => float(&u.expr),
+        e => float(e),
+    };
+    // (`n` is evaluated again where the pool has no buffer: only an expression without
+    // effects)
+    if !literal || !super::pure_cheap(&n.to_token_stream()) {
+        return None;
+    }
+    let rt = rt();
+    // (the `vec!` as written makes the buffer where the pool has none: the same
+    // allocation as before, and Clippy sees the `vec!` it lints used as a `Vec`)
+    let span = syn::spanned::Spanned::span(&m.mac.path);
+    Some(quote::quote_spanned!(span=> #rt::pool::filled(#x, #n, || #ts)))
+}
+
 /// The expression a variable's definition evaluates (the forward sweep's right-hand side).
 /// `maybe_array`: the value may be an array (operators go through the runtime, by reference).
 /// `rhs` as an expression; `body` says which cells are `&mut` parameters, whose snapshot is
@@ -21,7 +63,7 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
             let o = of.tokens();
             quote::quote_spanned!(span=> #o.#method())
         }
-        Rhs::Inactive(ts) => ts.clone(),
+        Rhs::Inactive(ts) => pooled_vec(ts).unwrap_or_else(|| ts.clone()),
         Rhs::ReadCell(c) if body.cells[c.0].bound_to.is_some() => {
             let c = c.ident();
             quote!(::std::borrow::ToOwned::to_owned(&*#c))

@@ -904,15 +904,235 @@ fn pullback_tokens(
             quote!(: #t)
         }
     };
+    let captured = quote!(#cell_adjoints #reverse);
+    let closure_body = match give_backs(
+        body,
+        e.params,
+        &e.moved,
+        (&cell_adjoints, &reverse),
+        &grads_value,
+    ) {
+        Some(gives) => {
+            let grads = format_ident!("__grads", span = Span::mixed_site());
+            quote! {
+                #cell_adjoints
+                #reverse
+                let #grads = { #grads_value };
+                #gives
+                #grads
+            }
+        }
+        None => quote!(#captured #grads_value),
+    };
     quote! {
         #(#items)*
         #declarations
         #forward
         (#output, #inline move |#dy #dy_type, #(#sinks,)* #again| {
-            #cell_adjoints
-            #reverse
-            #grads_value
+            #closure_body
         })
+    }
+}
+
+/// Where a pullback ends, its float buffers given back to the runtime's pool
+/// (`pool::Give(v).give()`): those of the forward sweep's buffers it owns that came from
+/// the pool, each only read or written in place by the sweep (`&v`, `v[i]`, `v.len()`,
+/// `v = …`) and not part of the gradients it returns. The next
+/// derivative of the thread takes them again (`pool::filled`) instead of the system
+/// allocator. (Adjoints are not given back: some have types the sweep's later statements
+/// decide, and they live only while their pullback runs, which the allocator serves well.)
+fn give_backs(
+    body: &Body,
+    params: usize,
+    moved: &HashMap<VarId, CellId>,
+    (cell_adjoints, reverse): (&TokenStream, &TokenStream),
+    grads: &TokenStream,
+) -> Option<TokenStream> {
+    let captured = &quote!(#cell_adjoints #reverse);
+    // Only buffers the forward sweep took from the pool (`vec![x; n]`), the cells holding
+    // them and the snapshots they moved into: a buffer given back that no `filled` takes
+    // again would only sit in the pool.
+    let pooled: HashSet<VarId> = (body.block.stmts.iter())
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                dst,
+                rhs: Rhs::Inactive(ts),
+                ..
+            } if dst.0 >= params && forward::pooled_vec(ts).is_some() => Some(*dst),
+            _ => None,
+        })
+        .collect();
+    if pooled.is_empty() {
+        return None;
+    }
+    // a cell is pooled when every value written to it is (and it never grows)
+    let mut writes: HashMap<CellId, bool> = HashMap::new();
+    fn walk(block: &Block, pooled: &HashSet<VarId>, writes: &mut HashMap<CellId, bool>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::WriteCell { cell, value } => {
+                    let ok = matches!(value, Operand::Var(v) if pooled.contains(v));
+                    *writes.entry(*cell).or_insert(true) &= ok;
+                }
+                Stmt::Grow { cell, .. } => {
+                    writes.insert(*cell, false);
+                }
+                Stmt::If { then, els, .. } => {
+                    walk(then, pooled, writes);
+                    walk(els, pooled, writes);
+                }
+                Stmt::Loop { body, .. } => walk(body, pooled, writes),
+                _ => {}
+            }
+        }
+    }
+    walk(&body.block, &pooled, &mut writes);
+    let cells: HashSet<CellId> = (writes.into_iter())
+        .filter(|(c, ok)| *ok && body.cells[c.0].bound_to.is_none())
+        .map(|(c, _)| c)
+        .collect();
+    let mut names: Vec<syn::Ident> = pooled.iter().map(|v| v.ident()).collect();
+    names.extend(cells.iter().map(|c| c.ident()));
+    names.extend(
+        (moved.iter())
+            .filter(|(_, c)| cells.contains(c))
+            .map(|(v, _)| v.ident()),
+    );
+    names.sort_by_key(|n| n.to_string());
+    let mut uses = HashMap::new();
+    borrowing_uses(captured, &mut uses);
+    // (a name the pullback binds again, `let __v3 = &__v2[..n];`, is its own, not a capture)
+    let mut bound = HashSet::new();
+    let_bound(captured, &mut bound);
+    let mut returned = HashMap::new();
+    borrowing_uses(grads, &mut returned);
+    let mut names: Vec<syn::Ident> = names
+        .into_iter()
+        .filter(|n| {
+            let name = n.to_string();
+            uses.get(&name) == Some(&true)
+                && !returned.contains_key(&name)
+                && !bound.contains(&name)
+        })
+        .collect();
+    // the adjoints that took over a pooled cell's storage (`Reuse(__c0).adjoint()`, see
+    // `cell_adjoints`), bound where the pullback starts
+    let mut adjoint_uses = HashMap::new();
+    borrowing_uses(reverse, &mut adjoint_uses);
+    let mut reused = HashSet::new();
+    reused_cells(cell_adjoints, &mut reused);
+    let mut cells: Vec<&CellId> = cells.iter().collect();
+    cells.sort();
+    for c in cells {
+        let d = c.adjoint();
+        let name = d.to_string();
+        if reused.contains(&c.ident().to_string())
+            && adjoint_uses.get(&name) != Some(&false)
+            && !returned.contains_key(&name)
+        {
+            names.push(d);
+        }
+    }
+    let rt = rt();
+    let gives: Vec<TokenStream> = (names.iter())
+        .map(|n| quote!(#rt::pool::Give(#n).give();))
+        .collect();
+    if gives.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        {
+            #[allow(unused_imports)]
+            use #rt::pool::{GiveAny as _, GiveVec as _};
+            #(#gives)*
+        }
+    })
+}
+
+/// The cells whose storage `ts` hands to their adjoints (`Reuse(__c0)`).
+fn reused_cells(ts: &TokenStream, out: &mut HashSet<String>) {
+    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+    for (k, tt) in tts.iter().enumerate() {
+        match (tt, tts.get(k + 1)) {
+            (TokenTree::Ident(r), Some(TokenTree::Group(g)))
+                if r == "Reuse" && g.delimiter() == Delimiter::Parenthesis =>
+            {
+                if let [TokenTree::Ident(c)] = &g.stream().into_iter().collect::<Vec<_>>()[..] {
+                    out.insert(c.to_string());
+                }
+            }
+            (TokenTree::Group(g), _) => reused_cells(&g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The names `ts` binds with `let` (in any pattern) or `for`.
+fn let_bound(ts: &TokenStream, out: &mut HashSet<String>) {
+    fn pattern(ts: &TokenStream, out: &mut HashSet<String>) {
+        for tt in ts.clone() {
+            match tt {
+                TokenTree::Ident(id) => {
+                    out.insert(id.to_string());
+                }
+                TokenTree::Group(g) => pattern(&g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut binding = false;
+    for tt in ts.clone() {
+        match &tt {
+            TokenTree::Ident(id) if id == "let" || id == "for" => binding = true,
+            TokenTree::Punct(p) if binding && (p.as_char() == '=' || p.as_char() == ':') => {
+                binding = false
+            }
+            TokenTree::Ident(id) if binding && id == "in" => binding = false,
+            TokenTree::Ident(_) if binding => pattern(&quote!(#tt), out),
+            TokenTree::Group(g) if binding => pattern(&g.stream(), out),
+            TokenTree::Group(g) => let_bound(&g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// Each IR name (`__v…`, `__c…`, `__dc…`) `ts` mentions, and whether every mention only
+/// borrows it or writes it in place: `&x`, `&mut x`, `x[…]`, `x.len()`, `x = …`, `x += …`.
+fn borrowing_uses(ts: &TokenStream, out: &mut HashMap<String, bool>) {
+    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+    for (k, tt) in tts.iter().enumerate() {
+        match tt {
+            TokenTree::Group(g) => borrowing_uses(&g.stream(), out),
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                if !(name.starts_with("__v") || name.starts_with("__c") || name.starts_with("__dc"))
+                {
+                    continue;
+                }
+                let punct = |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+                let before = k.checked_sub(1).and_then(|j| tts.get(j));
+                let before2 = k.checked_sub(2).and_then(|j| tts.get(j));
+                let after = tts.get(k + 1);
+                let after2 = tts.get(k + 2);
+                let lent = punct(before, '&') && !punct(before2, '&')
+                    || matches!(before, Some(TokenTree::Ident(m)) if m == "mut")
+                        && punct(before2, '&');
+                let indexed = matches!(after, Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket);
+                let len =
+                    punct(after, '.') && matches!(after2, Some(TokenTree::Ident(m)) if m == "len");
+                let assigned = match after {
+                    Some(TokenTree::Punct(p)) if p.as_char() == '=' => !punct(after2, '='),
+                    Some(TokenTree::Punct(p)) if "+-*/".contains(p.as_char()) => {
+                        p.spacing() == proc_macro2::Spacing::Joint && punct(after2, '=')
+                    }
+                    _ => false,
+                };
+                let ok = (lent || indexed || len || assigned) && !punct(before, '.');
+                let entry = out.entry(name).or_insert(true);
+                *entry &= ok;
+            }
+            _ => {}
+        }
     }
 }
 
