@@ -10,7 +10,10 @@
 //! handed out with every element written, so what the pool holds is never visible.
 //!
 //! A thread keeps buffers of at most [`SIZES`] different capacities and [`KEEP_BYTES`]
-//! bytes in all per float type; more are freed as usual. [`clear`] frees them.
+//! bytes in all per float type; more are freed as usual, and a capacity of which more
+//! buffers are given back than the limit holds is not kept again (a derivative that keeps
+//! that many alive at once gains nothing from a pool that holds some of them). [`clear`]
+//! frees them.
 //!
 //! ```
 //! use autodiff_runtime::pool::{self, Give, GiveAny as _, GiveVec as _};
@@ -36,6 +39,10 @@ pub const KEEP_BYTES: usize = 8 << 20;
 pub struct Pool<E> {
     by_capacity: Vec<(usize, Vec<Vec<E>>)>,
     bytes: usize,
+    /// Capacities whose buffers outgrew the pool: more of them alive at once than
+    /// [`KEEP_BYTES`] holds, so keeping some would only add to what the allocator serves.
+    /// Their buffers are freed as usual.
+    overflowed: Vec<usize>,
 }
 
 impl<E> Pool<E> {
@@ -44,6 +51,7 @@ impl<E> Pool<E> {
         Pool {
             by_capacity: Vec::new(),
             bytes: 0,
+            overflowed: Vec::new(),
         }
     }
 
@@ -58,7 +66,18 @@ impl<E> Pool<E> {
     fn give(&mut self, mut v: Vec<E>) {
         let capacity = v.capacity();
         let bytes = capacity * std::mem::size_of::<E>();
-        if bytes == 0 || self.bytes + bytes > KEEP_BYTES {
+        if bytes == 0 || self.overflowed.contains(&capacity) {
+            return;
+        }
+        if self.bytes + bytes > KEEP_BYTES {
+            // (the buffers of this capacity freed, and no more kept)
+            if let Some(at) = self.by_capacity.iter().position(|(c, _)| *c == capacity) {
+                let (_, stack) = self.by_capacity.swap_remove(at);
+                self.bytes -= stack.len() * bytes;
+            }
+            if self.overflowed.len() < SIZES {
+                self.overflowed.push(capacity);
+            }
             return;
         }
         v.clear();
@@ -200,6 +219,18 @@ mod tests {
         // beyond the byte limit: freed, not kept
         give(vec![0.0_f64; KEEP_BYTES / 8 + 1]);
         assert_eq!(with_f64(|p| p.bytes), Some(0));
+        // more buffers of one capacity than the limit holds: none of them kept
+        let n = KEEP_BYTES / 8 / 3;
+        give(vec![0.0_f64; n]);
+        give(vec![0.0_f64; n]);
+        assert_eq!(with_f64(|p| p.bytes), Some(2 * n * 8));
+        give(vec![0.0_f64; n]);
+        give(vec![0.0_f64; n]);
+        assert_eq!(with_f64(|p| p.bytes), Some(0));
+        let fresh = filled(1.0, n, || vec![1.0; n]);
+        give(fresh);
+        assert_eq!(with_f64(|p| p.bytes), Some(0));
+        clear();
         // beyond the number of sizes: a size with no buffer left makes room
         for n in 1..=SIZES + 3 {
             give(vec![0.0_f64; n]);

@@ -306,6 +306,9 @@ pub(crate) struct Emitter<'a> {
     /// [`hoist::last_snapshots`]): the cell is mentioned nowhere after them, in the forward
     /// sweep or the reverse one, whose adjoint of the cell is shaped after the snapshot.
     pub(crate) moved: HashMap<VarId, CellId>,
+    /// The forward sweep's buffers taken from the runtime's pool (`vec![x; n]` of a float
+    /// literal) and the cells holding only those (see [`pooled`]).
+    pub(crate) pooled: (HashSet<VarId>, HashSet<CellId>),
     /// Places some iteration reads at several indices: their element adjoints are updated
     /// through the fenced rule (see `fences`).
     pub(crate) fenced: HashSet<String>,
@@ -759,6 +762,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         rehanded: HashSet::new(),
         tape_moves: std::cell::OnceCell::new(),
         keeps: HashSet::new(),
+        pooled: pooled(body, sig_params),
         counter_undo: HashMap::new(),
         counter_reads: HashMap::new(),
         handed_on: HashMap::new(),
@@ -906,8 +910,7 @@ fn pullback_tokens(
     };
     let captured = quote!(#cell_adjoints #reverse);
     let closure_body = match give_backs(
-        body,
-        e.params,
+        &e.pooled,
         &e.moved,
         (&cell_adjoints, &reverse),
         &grads_value,
@@ -934,25 +937,13 @@ fn pullback_tokens(
     }
 }
 
-/// Where a pullback ends, its float buffers given back to the runtime's pool
-/// (`pool::Give(v).give()`): those of the forward sweep's buffers it owns that came from
-/// the pool, each only read or written in place by the sweep (`&v`, `v[i]`, `v.len()`,
-/// `v = …`) and not part of the gradients it returns. The next
-/// derivative of the thread takes them again (`pool::filled`) instead of the system
-/// allocator. (Adjoints are not given back: some have types the sweep's later statements
-/// decide, and they live only while their pullback runs, which the allocator serves well.)
-fn give_backs(
-    body: &Body,
-    params: usize,
-    moved: &HashMap<VarId, CellId>,
-    (cell_adjoints, reverse): (&TokenStream, &TokenStream),
-    grads: &TokenStream,
-) -> Option<TokenStream> {
-    let captured = &quote!(#cell_adjoints #reverse);
-    // Only buffers the forward sweep took from the pool (`vec![x; n]`), the cells holding
-    // them and the snapshots they moved into: a buffer given back that no `filled` takes
-    // again would only sit in the pool.
-    let pooled: HashSet<VarId> = (body.block.stmts.iter())
+/// The forward sweep's buffers taken from the runtime's pool (top-level `vec![x; n]` of a
+/// float literal, see `forward::pooled_vec`) and the cells every value written to which is
+/// one of them (and that never grow): buffers a pullback can give back for the next
+/// derivative to take. A buffer given back that no `filled` takes again would only sit in
+/// the pool, so nothing else is.
+fn pooled(body: &Body, params: usize) -> (HashSet<VarId>, HashSet<CellId>) {
+    let vars: HashSet<VarId> = (body.block.stmts.iter())
         .filter_map(|stmt| match stmt {
             Stmt::Let {
                 dst,
@@ -962,11 +953,9 @@ fn give_backs(
             _ => None,
         })
         .collect();
-    if pooled.is_empty() {
-        return None;
+    if vars.is_empty() {
+        return (vars, HashSet::new());
     }
-    // a cell is pooled when every value written to it is (and it never grows)
-    let mut writes: HashMap<CellId, bool> = HashMap::new();
     fn walk(block: &Block, pooled: &HashSet<VarId>, writes: &mut HashMap<CellId, bool>) {
         for stmt in &block.stmts {
             match stmt {
@@ -986,11 +975,33 @@ fn give_backs(
             }
         }
     }
-    walk(&body.block, &pooled, &mut writes);
-    let cells: HashSet<CellId> = (writes.into_iter())
+    let mut writes = HashMap::new();
+    walk(&body.block, &vars, &mut writes);
+    let cells = (writes.into_iter())
         .filter(|(c, ok)| *ok && body.cells[c.0].bound_to.is_none())
         .map(|(c, _)| c)
         .collect();
+    (vars, cells)
+}
+
+/// Where a pullback ends, its float buffers given back to the runtime's pool
+/// (`pool::Give(v).give()`): those of the forward sweep's buffers it owns that came from
+/// the pool, each only read or written in place by the sweep (`&v`, `v[i]`, `v.len()`,
+/// `v = …`) and not part of the gradients it returns. The next
+/// derivative of the thread takes them again (`pool::filled`) instead of the system
+/// allocator. (Adjoints are not given back: some have types the sweep's later statements
+/// decide, and they live only while their pullback runs, which the allocator serves well.)
+fn give_backs(
+    pooled: &(HashSet<VarId>, HashSet<CellId>),
+    moved: &HashMap<VarId, CellId>,
+    (cell_adjoints, reverse): (&TokenStream, &TokenStream),
+    grads: &TokenStream,
+) -> Option<TokenStream> {
+    let captured = &quote!(#cell_adjoints #reverse);
+    let (pooled, cells) = pooled;
+    if pooled.is_empty() {
+        return None;
+    }
     let mut names: Vec<syn::Ident> = pooled.iter().map(|v| v.ident()).collect();
     names.extend(cells.iter().map(|c| c.ident()));
     names.extend(
