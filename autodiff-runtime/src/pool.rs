@@ -151,14 +151,6 @@ fn take<E: Real>(value: E, n: usize) -> Option<Vec<E>> {
     Some(v)
 }
 
-/// Zeros as many as `v`'s elements: the adjoint a reverse sweep starts a pooled buffer's
-/// from (`vec![0.0; v.len()]`), in a buffer given back earlier when there is one.
-#[inline(always)]
-pub fn zeros_like<E: Real>(v: &[E]) -> Vec<E> {
-    let n = v.len();
-    filled(E::zero(), n, || vec![E::zero(); n])
-}
-
 /// Keeps `v`'s storage for a later [`filled`] of this thread (a buffer of an element type
 /// without a pool, or beyond the pool's limits, is freed).
 #[inline(never)]

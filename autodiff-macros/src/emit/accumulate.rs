@@ -225,15 +225,8 @@ impl Emitter<'_> {
                     Some(v) => (v.ident(), !read_vars.contains(&v)),
                     None => (c, !read.contains(&CellId(i))),
                 };
-                // (a buffer from the pool: its adjoint too, given back with it, see
-                // `give_backs`)
-                let zero = if self.pooled.1.contains(&CellId(i)) {
-                    quote!(#rt::pool::zeros_like(&#c))
-                } else {
-                    quote!(#rt::adjoint_zero(&#c))
-                };
                 if snapshot.is_some() && !unread {
-                    out.extend(quote!(let mut #d = #zero;));
+                    out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
                     continue;
                 }
                 if reverse.is_some() && unread {
@@ -245,7 +238,7 @@ impl Emitter<'_> {
                         };
                     });
                 } else {
-                    out.extend(quote!(let mut #d = #zero;));
+                    out.extend(quote!(let mut #d = #rt::adjoint_zero(&#c);));
                 }
             }
         }

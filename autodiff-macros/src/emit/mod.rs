@@ -1026,18 +1026,18 @@ fn give_backs(
                 && !bound.contains(&name)
         })
         .collect();
-    // the adjoints of pooled cells, bound where the pullback starts (see `cell_adjoints`):
-    // from the pool too (`pool::zeros_like`), or the cell's own storage (`Reuse`)
+    // the adjoints that took over a pooled cell's storage (`Reuse(__c0).adjoint()`, see
+    // `cell_adjoints`), bound where the pullback starts
     let mut adjoint_uses = HashMap::new();
     borrowing_uses(reverse, &mut adjoint_uses);
-    let mut declared = HashMap::new();
-    borrowing_uses(cell_adjoints, &mut declared);
+    let mut reused = HashSet::new();
+    reused_cells(cell_adjoints, &mut reused);
     let mut cells: Vec<&CellId> = cells.iter().collect();
     cells.sort();
     for c in cells {
         let d = c.adjoint();
         let name = d.to_string();
-        if declared.contains_key(&name)
+        if reused.contains(&c.ident().to_string())
             && adjoint_uses.get(&name) != Some(&false)
             && !returned.contains_key(&name)
         {
@@ -1058,6 +1058,24 @@ fn give_backs(
             #(#gives)*
         }
     })
+}
+
+/// The cells whose storage `ts` hands to their adjoints (`Reuse(__c0)`).
+fn reused_cells(ts: &TokenStream, out: &mut HashSet<String>) {
+    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
+    for (k, tt) in tts.iter().enumerate() {
+        match (tt, tts.get(k + 1)) {
+            (TokenTree::Ident(r), Some(TokenTree::Group(g)))
+                if r == "Reuse" && g.delimiter() == Delimiter::Parenthesis =>
+            {
+                if let [TokenTree::Ident(c)] = &g.stream().into_iter().collect::<Vec<_>>()[..] {
+                    out.insert(c.to_string());
+                }
+            }
+            (TokenTree::Group(g), _) => reused_cells(&g.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// The names `ts` binds with `let` (in any pattern) or `for`.
