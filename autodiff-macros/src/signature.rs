@@ -183,17 +183,14 @@ pub struct Signature {
 fn bounds_mention_float(
     bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>,
 ) -> bool {
-    bounds.iter().any(|b| match b {
-        syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
-            matches!(
-                s.ident.to_string().as_str(),
-                // num-traits' and this crate's float traits, and the arithmetic
-                // operators generic vector code bounds its scalar with
-                // (`T: Copy + Add<T, Output = T> + Mul<T, Output = T>`)
-                "Float" | "Real" | "Add" | "Sub" | "Mul" | "Div" | "Neg"
-            )
-        }),
-        _ => false,
+    bounds.iter().filter_map(bound_name).any(|name| {
+        matches!(
+            name.as_str(),
+            // num-traits' and this crate's float traits, and the arithmetic
+            // operators generic vector code bounds its scalar with
+            // (`T: Copy + Add<T, Output = T> + Mul<T, Output = T>`)
+            "Float" | "Real" | "Add" | "Sub" | "Mul" | "Div" | "Neg"
+        )
     })
 }
 
