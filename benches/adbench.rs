@@ -239,7 +239,7 @@ fn pretty(seconds: f64) -> String {
 
 /// Gradient ÷ objective for every group that ran both, from the medians of the last
 /// [`SAMPLE_SIZE`] samples of each function (the earlier calls were criterion's warm-up), or
-/// from its one call.
+/// from its one call; and from the fastest sample of each.
 fn print_ratios() {
     let samples = SAMPLES.with(|s| std::mem::take(&mut *s.borrow_mut()));
     let mut groups: Vec<&String> = samples.keys().map(|(g, _)| g).collect();
@@ -248,22 +248,32 @@ fn print_ratios() {
         return;
     }
     println!(
-        "\n| workload | objective | gradient | gradient ÷ objective | into a kept buffer ÷ \
-         objective | by hand ÷ objective |"
+        "\n| workload | objective | gradient | gradient ÷ objective | best gradient ÷ best \
+         objective | into a kept buffer ÷ objective | by hand ÷ objective |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for group in groups {
         let get = |name: &'static str| {
             let (all, once) = samples.get(&(group.clone(), name))?;
             let time = median(all[all.len().saturating_sub(SAMPLE_SIZE)..].to_vec());
             Some((time, if *once { " (one call)" } else { "" }))
         };
+        // (the fastest sample of each, warm-up included: on a shared machine the least
+        // disturbed, and steadier from run to run than the medians)
+        let best = |name: &'static str| {
+            let (all, _) = samples.get(&(group.clone(), name))?;
+            all.iter().copied().min_by(f64::total_cmp)
+        };
         if let (Some((objective, o)), Some((gradient, g))) = (get("objective"), get("gradient")) {
             let ratio =
                 |name| get(name).map_or("".to_string(), |(a, _)| format!("{:.2}", a / objective));
             let (accumulated, by_hand) = (ratio("accumulated"), ratio("by hand"));
+            let best_ratio = match (best("objective"), best("gradient")) {
+                (Some(o), Some(g)) => format!("{:.2}", g / o),
+                _ => String::new(),
+            };
             println!(
-                "| {group} | {}{o} | {}{g} | {:.2} | {accumulated} | {by_hand} |",
+                "| {group} | {}{o} | {}{g} | {:.2} | {best_ratio} | {accumulated} | {by_hand} |",
                 pretty(objective),
                 pretty(gradient),
                 gradient / objective
