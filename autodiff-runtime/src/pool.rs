@@ -6,8 +6,8 @@
 //! order, which the system allocator serves slowly (its fast per-size caches hold a few
 //! chunks each). Generated code takes such buffers from this pool ([`filled`]) and gives them
 //! back where its pullback ends ([`Give`]); the next derivative of the thread takes them
-//! again. A buffer is only ever
-//! handed out with every element written, so what the pool holds is never visible.
+//! again. A buffer is only ever handed out with every element written, so what the pool
+//! holds is never visible.
 //!
 //! A thread keeps buffers of at most [`SIZES`] different capacities and [`KEEP_BYTES`]
 //! bytes in all per float type; more are freed as usual, and a capacity of which more
@@ -110,22 +110,30 @@ thread_local! {
     static F32: RefCell<Pool<f32>> = const { RefCell::new(Pool::new()) };
 }
 
+/// Runs `f` on this thread's pool in `key`, unless the thread is ending or the pool is in
+/// use.
+#[inline]
+fn with<E: 'static, R>(
+    key: &'static std::thread::LocalKey<RefCell<Pool<E>>>,
+    f: impl FnOnce(&mut Pool<E>) -> R,
+) -> Option<R> {
+    key.try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
+        .ok()
+        .flatten()
+}
+
 /// This thread's pool of `f64` buffers (for [`Real::with_pool`]).
 #[doc(hidden)]
 #[inline]
 pub fn with_f64<R>(f: impl FnOnce(&mut Pool<f64>) -> R) -> Option<R> {
-    F64.try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
-        .ok()
-        .flatten()
+    with(&F64, f)
 }
 
 /// This thread's pool of `f32` buffers (for [`Real::with_pool`]).
 #[doc(hidden)]
 #[inline]
 pub fn with_f32<R>(f: impl FnOnce(&mut Pool<f32>) -> R) -> Option<R> {
-    F32.try_with(|p| p.try_borrow_mut().ok().map(|mut p| f(&mut p)))
-        .ok()
-        .flatten()
+    with(&F32, f)
 }
 
 /// `vec![value; n]` in a buffer given back earlier when there is one, else `fresh()` (the

@@ -185,8 +185,12 @@ impl Emitter<'_> {
     /// Adjoints of cells, zero before their reverse sweep.
     /// The zero adjoints of the active local cells, at the start of the reverse sweep.
     /// With `reverse` (the sweep, in a pullback that owns the cells): a cell the sweep never
-    /// reads lends its storage to its adjoint (see the runtime's `reuse`).
-    pub(crate) fn cell_adjoints(&self, reverse: Option<&TokenStream>) -> TokenStream {
+    /// reads lends its storage to its adjoint (see the runtime's `reuse`); those cells are
+    /// returned beside the tokens.
+    pub(crate) fn cell_adjoints(
+        &self,
+        reverse: Option<&TokenStream>,
+    ) -> (TokenStream, HashSet<CellId>) {
         let rt = rt();
         let mut read: HashSet<CellId> = reverse
             .map(|r| CellId::mentioned_in(r).into_iter().collect())
@@ -214,6 +218,7 @@ impl Emitter<'_> {
             _ => HashSet::new(),
         };
         let mut out = TokenStream::new();
+        let mut lent = HashSet::new();
         for (i, cell) in self.body.cells.iter().enumerate() {
             // a `&mut` parameter's adjoint is the caller's shadow, handed to the pullback
             if cell.active && cell.bound_to.is_none() {
@@ -230,6 +235,7 @@ impl Emitter<'_> {
                     continue;
                 }
                 if reverse.is_some() && unread {
+                    lent.insert(CellId(i));
                     out.extend(quote! {
                         let mut #d = {
                             #[allow(unused_imports)]
@@ -242,6 +248,6 @@ impl Emitter<'_> {
                 }
             }
         }
-        out
+        (out, lent)
     }
 }

@@ -5,8 +5,8 @@
 use super::*;
 
 /// `vec![x; n]` of a float literal `x`: the same `Vec` in a buffer of the runtime's pool
-/// (`pool::filled(x, n, || vec![x; n])`), which the pullback that keeps it gives back where it ends (see
-/// [`Emitter::give_backs`]). A helper called in a loop keeps each call's buffers from the
+/// (`pool::filled(x, n, || vec![x; n])`), which the pullback that keeps it gives back where
+/// it ends (see `give_backs`). A helper called in a loop keeps each call's buffers from the
 /// forward sweep to the reverse, more allocations alive at once than the system allocator
 /// serves quickly.
 pub(crate) fn pooled_vec(ts: &TokenStream) -> Option<TokenStream> {

@@ -892,7 +892,7 @@ fn pullback_tokens(
     // (a snapshot after which its cell is dead, in both sweeps and in the output: the cell
     // moves into it)
     e.moved = movable_snapshots(body, &CellId::mentioned_in(&reverse_tokens));
-    let cell_adjoints = e.cell_adjoints(Some(&reverse_tokens));
+    let (cell_adjoints, lent_storage) = e.cell_adjoints(Some(&reverse_tokens));
     let declarations = e.declarations();
     let forward = e.fwd_top_block(&body.block, &mut Declared::new(e.cell_declarations()));
     let items = &body.items;
@@ -908,10 +908,10 @@ fn pullback_tokens(
             quote!(: #t)
         }
     };
-    let captured = quote!(#cell_adjoints #reverse);
     let closure_body = match give_backs(
         &e.pooled,
         &e.moved,
+        &lent_storage,
         (&cell_adjoints, &reverse),
         &grads_value,
     ) {
@@ -925,7 +925,7 @@ fn pullback_tokens(
                 #grads
             }
         }
-        None => quote!(#captured #grads_value),
+        None => quote!(#cell_adjoints #reverse #grads_value),
     };
     quote! {
         #(#items)*
@@ -987,13 +987,13 @@ fn pooled(body: &Body, params: usize) -> (HashSet<VarId>, HashSet<CellId>) {
 /// Where a pullback ends, its float buffers given back to the runtime's pool
 /// (`pool::Give(v).give()`): those of the forward sweep's buffers it owns that came from
 /// the pool, each only read or written in place by the sweep (`&v`, `v[i]`, `v.len()`,
-/// `v = …`) and not part of the gradients it returns. The next
-/// derivative of the thread takes them again (`pool::filled`) instead of the system
-/// allocator. (Adjoints are not given back: some have types the sweep's later statements
+/// `v = …`) and not part of the gradients it returns. The next derivative of the thread
+/// takes them again (`pool::filled`) instead of the system allocator. (Adjoints are not given back: some have types the sweep's later statements
 /// decide, and they live only while their pullback runs, which the allocator serves well.)
 fn give_backs(
     pooled: &(HashSet<VarId>, HashSet<CellId>),
     moved: &HashMap<VarId, CellId>,
+    lent_storage: &HashSet<CellId>,
     (cell_adjoints, reverse): (&TokenStream, &TokenStream),
     grads: &TokenStream,
 ) -> Option<TokenStream> {
@@ -1030,17 +1030,12 @@ fn give_backs(
     // `cell_adjoints`), bound where the pullback starts
     let mut adjoint_uses = HashMap::new();
     borrowing_uses(reverse, &mut adjoint_uses);
-    let mut reused = HashSet::new();
-    reused_cells(cell_adjoints, &mut reused);
-    let mut cells: Vec<&CellId> = cells.iter().collect();
+    let mut cells: Vec<&CellId> = cells.intersection(lent_storage).collect();
     cells.sort();
     for c in cells {
         let d = c.adjoint();
         let name = d.to_string();
-        if reused.contains(&c.ident().to_string())
-            && adjoint_uses.get(&name) != Some(&false)
-            && !returned.contains_key(&name)
-        {
+        if adjoint_uses.get(&name) != Some(&false) && !returned.contains_key(&name) {
             names.push(d);
         }
     }
@@ -1058,24 +1053,6 @@ fn give_backs(
             #(#gives)*
         }
     })
-}
-
-/// The cells whose storage `ts` hands to their adjoints (`Reuse(__c0)`).
-fn reused_cells(ts: &TokenStream, out: &mut HashSet<String>) {
-    let tts: Vec<TokenTree> = ts.clone().into_iter().collect();
-    for (k, tt) in tts.iter().enumerate() {
-        match (tt, tts.get(k + 1)) {
-            (TokenTree::Ident(r), Some(TokenTree::Group(g)))
-                if r == "Reuse" && g.delimiter() == Delimiter::Parenthesis =>
-            {
-                if let [TokenTree::Ident(c)] = &g.stream().into_iter().collect::<Vec<_>>()[..] {
-                    out.insert(c.to_string());
-                }
-            }
-            (TokenTree::Group(g), _) => reused_cells(&g.stream(), out),
-            _ => {}
-        }
-    }
 }
 
 /// The names `ts` binds with `let` (in any pattern) or `for`.

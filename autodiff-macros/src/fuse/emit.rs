@@ -132,7 +132,7 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     }
     let fused = quote!({ #start #iteration_rev #end });
     let declarations = e.declarations();
-    let cell_adjoints = e.cell_adjoints(None);
+    let (cell_adjoints, _) = e.cell_adjoints(None);
     // (each cell declared before the first statement naming it, see `emit::Declared`; the
     // rest before the reverse sweep's cell adjoints, which read them)
     let mut declared = crate::emit::Declared::new(e.cell_declarations());
