@@ -170,3 +170,143 @@ impl<T: Clone> OwnVal for &Own<'_, T> {
         self.0.clone()
     }
 }
+
+/// The part `lo..hi` of a slice that every iteration of a loop reads, indexed by the
+/// indices the loop's body uses (`lo` and above): what the reverse sweep of a range loop
+/// reads its slices through, so that the compiler sees each index within one slice of the
+/// loop's length and checks the bounds once, where the part is taken, instead of at every
+/// element (the forward sweep has read the same elements, so the part is in range).
+///
+/// ```
+/// use autodiff_runtime::saved::Part;
+/// let x = [1.0, 2.0, 3.0, 4.0];
+/// let part = Part::new(&x, 1, 3);
+/// assert_eq!((part[1], part[2]), (2.0, 3.0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Part<'a, E> {
+    elements: &'a [E],
+    base: usize,
+}
+
+impl<'a, E> Part<'a, E> {
+    /// Elements `lo..hi` of `whole`.
+    ///
+    /// # Panics
+    ///
+    /// If `lo..hi` is not a range of `whole`.
+    #[inline(always)]
+    pub fn new<S: core::ops::Index<core::ops::Range<usize>, Output = [E]> + ?Sized>(
+        whole: &'a S,
+        lo: usize,
+        hi: usize,
+    ) -> Self {
+        Part {
+            elements: &whole[lo..hi],
+            base: lo,
+        }
+    }
+}
+
+impl<E> core::ops::Index<usize> for Part<'_, E> {
+    type Output = E;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &E {
+        &self.elements[i.wrapping_sub(self.base)]
+    }
+}
+
+/// [`Part`] of an adjoint the reverse sweep adds into: of a `Vec`, an array, or a shadow
+/// (the caller's buffer, or none for a constant argument).
+///
+/// ```
+/// use autodiff_runtime::saved::{PartMut, Split};
+/// let mut dx = vec![0.0; 4];
+/// let mut part = PartMut::new(Split::split(&mut dx, 1, 3), 1);
+/// part[2] += 5.0;
+/// assert_eq!(dx, [0.0, 0.0, 5.0, 0.0]);
+/// ```
+#[derive(Debug)]
+pub struct PartMut<S> {
+    elements: S,
+    base: usize,
+}
+
+impl<S> PartMut<S> {
+    /// `elements`, the part of an adjoint from `base` on.
+    #[inline(always)]
+    pub fn new(elements: S, base: usize) -> Self {
+        PartMut { elements, base }
+    }
+}
+
+impl<E> core::ops::Index<usize> for PartMut<&mut [E]> {
+    type Output = E;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &E {
+        &self.elements[i.wrapping_sub(self.base)]
+    }
+}
+
+impl<E> core::ops::IndexMut<usize> for PartMut<&mut [E]> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut E {
+        &mut self.elements[i.wrapping_sub(self.base)]
+    }
+}
+
+impl<E: crate::Real> core::ops::Index<usize> for PartMut<crate::shadow::SliceShadow<'_, E>> {
+    type Output = E;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &E {
+        &self.elements[i.wrapping_sub(self.base)]
+    }
+}
+
+impl<E: crate::Real> core::ops::IndexMut<usize> for PartMut<crate::shadow::SliceShadow<'_, E>> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut E {
+        &mut self.elements[i.wrapping_sub(self.base)]
+    }
+}
+
+/// An adjoint's elements `lo..hi`, borrowed to add into (see [`PartMut`]).
+pub trait Split {
+    /// What the part is.
+    type Part<'a>
+    where
+        Self: 'a;
+    /// Elements `lo..hi`.
+    ///
+    /// # Panics
+    ///
+    /// If `lo..hi` is not a range of the adjoint.
+    fn split(&mut self, lo: usize, hi: usize) -> Self::Part<'_>;
+}
+
+macro_rules! split_slice {
+    ($([$($g:tt)*] $t:ty),*) => {$(
+        impl<E, $($g)*> Split for $t {
+            type Part<'a>
+                = &'a mut [E]
+            where
+                E: 'a;
+            #[inline(always)]
+            fn split(&mut self, lo: usize, hi: usize) -> &mut [E] {
+                &mut self[lo..hi]
+            }
+        }
+    )*};
+}
+split_slice!([] [E], [] Vec<E>, [const N: usize] [E; N]);
+
+impl<E: crate::Real> Split for crate::shadow::SliceShadow<'_, E> {
+    type Part<'a>
+        = crate::shadow::SliceShadow<'a, E>
+    where
+        Self: 'a;
+    #[inline(always)]
+    fn split(&mut self, lo: usize, hi: usize) -> crate::shadow::SliceShadow<'_, E> {
+        self.range(lo..hi)
+    }
+}

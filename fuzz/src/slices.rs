@@ -621,6 +621,44 @@ impl SliceGen<'_> {
         self.scalars.push(t);
     }
 
+    /// A triangular product read through a running counter (GMM's `Q·x`): a copy of `s`
+    /// (`l` elements) read at the counter, a local buffer written at the inner loop's
+    /// index and read at the outer's, and a sum kept across the inner loop. The counter
+    /// starts past the end of the part it reads when the names drawn so far say so.
+    fn triangle(&mut self, s: &str, l: usize, c: &str, k: &str, out: &mut Vec<Stmt>) {
+        let start = self.counter % 2;
+        // the largest `m` whose triangle of `m (m − 1) / 2` reads fits after `start`
+        let mut m = 2;
+        while start + (m + 1) * m / 2 <= l {
+            m += 1;
+        }
+        let (w, q, cn, a) = (
+            self.fresh("w"),
+            self.fresh("q"),
+            self.fresh("cn"),
+            self.fresh("a"),
+        );
+        out.push(self.line(format!("let mut {w} = {s}.to_vec();")));
+        out.push(self.line(format!("let mut {q} = vec![0.5; {m}];")));
+        out.push(self.line(format!("let mut {cn} = {start};")));
+        out.push(self.line(format!("let mut {a} = 0.0;")));
+        let inner = vec![
+            self.line(format!("{q}[j] += {w}[{cn}] * ({q}[i] * {k} + {c});")),
+            self.line(format!("{a} += {w}[{cn}] * {q}[j];")),
+            self.line(format!("{cn} += 1;")),
+        ];
+        let inner = self.compound(format!("for j in i + 1..{m} {{"), inner);
+        let mut outer = vec![inner];
+        if self.counter.is_multiple_of(2) {
+            // the copy written in place too, at the counter, after its reads
+            outer.push(self.line(format!("{w}[{cn} - 1] *= 0.5;")));
+        }
+        out.push(self.compound(format!("for i in 0..{m} {{"), outer));
+        self.features
+            .insert("triangular loop read through a counter");
+        self.terms.push(format!("({a} + {q}[{}])", m - 1));
+    }
+
     fn statement(&mut self, out: &mut Vec<Stmt>) {
         match self.rng.below(9) {
             // a local sub-slice, read by index
@@ -639,6 +677,9 @@ impl SliceGen<'_> {
                 self.features.insert("local sub-slice read by index");
                 self.terms.push(t.clone());
                 self.scalars.push(t);
+                if (self.counter / 5).is_multiple_of(3) {
+                    self.triangle(&s, l, &c, k, out);
+                }
                 if (self.counter / 7).is_multiple_of(3) {
                     // two slices, the order chosen by a branch: locals borrowing either
                     // (the other slice decided by the names drawn so far, as below)

@@ -19,6 +19,7 @@ mod hoist;
 mod increments;
 mod preaccumulate;
 mod reverse;
+mod segments;
 mod tangent;
 
 pub(crate) use tangent::{
@@ -316,6 +317,9 @@ pub(crate) struct Emitter<'a> {
     /// whose reverse is being generated, innermost last: indices fixed across an inner
     /// loop (see `hoist`).
     pub(crate) params: usize,
+    /// Parameters of a slice's type, which a loop's reverse may read through a part (see
+    /// `segments`).
+    pub(crate) slice_params: HashSet<VarId>,
     pub(crate) loop_items: Vec<VarId>,
     /// Element reads whose adjoint the reverse of their loop adds into a local (see
     /// `hoist`), by the variable read.
@@ -770,6 +774,7 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         arms: arm_pairs(body),
         fenced: fences::fenced_places(body),
         params: sig_params,
+        slice_params: segments::slice_params(sig),
         loop_items: Vec::new(),
         hoisted: HashMap::new(),
         increment_values: HashSet::new(),
@@ -1372,7 +1377,7 @@ pub fn reborrow_body(sig: &Signature, body: &Body) -> Option<(TokenStream, bool)
 
 /// An integer counter's increment (`l += 1;`, `l -= 2;`): the cell and the statement
 /// undoing it.
-fn counter_step(ts: &TokenStream) -> Option<(CellId, TokenStream)> {
+pub(crate) fn counter_step(ts: &TokenStream) -> Option<(CellId, TokenStream)> {
     let stmt: syn::Stmt = syn::parse2(ts.clone()).ok()?;
     let syn::Stmt::Expr(syn::Expr::Binary(b), Some(_)) = stmt else {
         return None;

@@ -922,6 +922,8 @@ impl Emitter<'_> {
                 }
                 // A range walked to its end: its trip count is the range's length,
                 // computed again from its bounds rather than saved.
+                let pure_cheap_n = matches!(head, LoopHead::For { iter, start: Some(_), .. }
+                    if flow.is_none() && pure_cheap(iter));
                 let n = match head {
                     LoopHead::For {
                         iter,
@@ -939,7 +941,36 @@ impl Emitter<'_> {
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
-                        out.extend(quote!(for #id in #rt::saved::range_back(#start, #n) { #b }));
+                        // slices read through parts of the loop's length (see `segments`)
+                        let plan = match flow {
+                            None if self.carried.is_empty() && pure_cheap_n => {
+                                super::segments::plan(self, body, item)
+                            }
+                            _ => Vec::new(),
+                        };
+                        let bound = if plan.is_empty() {
+                            None
+                        } else {
+                            let (count, k) = (self.fresh("__n"), self.fresh("__k"));
+                            super::segments::bind(self, &plan, &start, &count, &k, &b)
+                                .map(|(parts, pins)| (parts, pins, count, k))
+                        };
+                        match bound {
+                            Some((parts, pins, count, k)) => out.extend(quote! {
+                                let #count: usize = #n;
+                                if #count != 0 {
+                                    #parts
+                                    for #k in (0..#count).rev() {
+                                        let #id = #rt::saved::RangeIndex::offset(#start, #k);
+                                        #pins
+                                        #b
+                                    }
+                                }
+                            }),
+                            None => out.extend(
+                                quote!(for #id in #rt::saved::range_back(#start, #n) { #b }),
+                            ),
+                        }
                     }
                     None => out.extend(quote!(for _ in 0..#n { #b })),
                 }
