@@ -320,3 +320,85 @@ fn in_place_increments() {
     assert_gradient_close(&gx, &finite_difference(|x| increments(x, &w), &x), 1e-6);
     assert_gradient_close(&gw, &finite_difference(|w| increments(&x, w), &w), 1e-6);
 }
+
+/// `out ← L·x + ¼ (pₗ₊₁)²` per pair, the unit lower-triangular `L` stored from element 2 of
+/// `packed` on (the C form: `&mut` output): the counter `l` indexes `packed` before and
+/// after its step in the inner loop, whose reverse reads `packed`, its shadow and `out`'s
+/// adjoint through parts of the loop's length.
+#[differentiable]
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+fn lower_times(packed: &[f64], x: &[f64], out: &mut [f64]) {
+    let d = x.len();
+    for i in 0..d {
+        out[i] = x[i];
+    }
+    let mut l = 2;
+    for i in 0..d {
+        for j in i + 1..d {
+            out[j] += packed[l] * x[i];
+            l += 1;
+            out[j] += 0.25 * packed[l] * packed[l];
+        }
+    }
+}
+
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn half_norm_lower(packed: &[f64], x: &[f64]) -> f64 {
+    let mut out = vec![0.0; x.len()];
+    lower_times(packed, x, &mut out);
+    let mut s = 0.0;
+    for i in 0..out.len() {
+        s += out[i] * out[i];
+    }
+    0.5 * s
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn loops_indexed_by_a_counter_read_through_parts() {
+    for d in [0_usize, 1, 2, 6] {
+        let x: Vec<f64> = (0..d).map(|i| 0.4 - 0.13 * i as f64).collect();
+        let packed: Vec<f64> = (0..3 + d * d.saturating_sub(1) / 2)
+            .map(|i| 0.07 * i as f64 - 0.3)
+            .collect();
+        let (gp, gx) = gradients_function!(half_norm_lower)(&packed, &x);
+        // by hand: s = ½‖out‖², ∂s/∂out = out
+        let mut out = x.clone();
+        let mut l = 2;
+        for i in 0..d {
+            for j in i + 1..d {
+                out[j] += packed[l] * x[i] + 0.25 * packed[l + 1] * packed[l + 1];
+                l += 1;
+            }
+        }
+        let mut hand_x = out.clone();
+        let mut hand_p = vec![0.0; packed.len()];
+        let mut l = 2;
+        for i in 0..d {
+            for j in i + 1..d {
+                hand_x[i] += packed[l] * out[j];
+                hand_p[l] += out[j] * x[i];
+                hand_p[l + 1] += 0.5 * packed[l + 1] * out[j];
+                l += 1;
+            }
+        }
+        assert_gradient_close(&gx, &hand_x, 1e-13);
+        assert_gradient_close(&gp, &hand_p, 1e-13);
+        let fd_x = finite_difference(|x| half_norm_lower(&packed, x), &x);
+        let fd_p = finite_difference(|p| half_norm_lower(p, &x), &packed);
+        assert_gradient_close(&gx, &fd_x, 1e-7);
+        assert_gradient_close(&gp, &fd_p, 1e-7);
+
+        // the same through `vjp!` and the implicit mode
+        let (value, pullback) = vjp!(half_norm_lower)(&packed, &x);
+        assert_eq!(value, half_norm_lower(&packed, &x));
+        let (vp, vx) = pullback(1.0);
+        assert_eq!((&vp, &vx), (&gp, &gx));
+        let w = Variable::new(packed.clone());
+        let f = differentiable_closure!(|x: &[f64]| half_norm_lower(&w, x));
+        let grads = implicit_gradients(&f)(&x);
+        let gw: Vec<f64> = grads.get(&w).expect("w was read");
+        assert_eq!(gw, gp);
+    }
+}
