@@ -9,13 +9,13 @@
 //! fixed before the loop plus `k` plus a constant: the loop's item (`j`, from `start`),
 //! `j ± c`, or the read of a counter stepped by one once per iteration (its value before
 //! the loop, plus `k`, plus one if read after the step). So each slice indexed only there
-//! is read through [`Part`](../../autodiff_runtime/saved/struct.Part.html) — its elements
+//! is read through the runtime's `saved::Part` — its elements
 //! from the lowest index any iteration reads to the highest, borrowed once before the
 //! loop — and the loop counts `k` down from the trip count: every index is then `k` plus
 //! a constant within a part of the loop's length, which the compiler checks once. The
 //! forward sweep has read the same elements (each access is a statement of the loop's
 //! own body, run in every iteration), so the parts are in range; a loop that runs no
-//! iteration takes none.
+//! iteration takes none. Only loops a counter indexes are read so (see [`plan`]).
 
 use super::hoist::mentions_block;
 use super::Emitter;
