@@ -97,6 +97,7 @@ const FEATURES: &[&str] = &[
     "slice helper: a `let mut` buffer",
     "slice helper: a `let mut` buffer, its last mention",
     "local sub-slice read by index",
+    "triangular loop read through a counter",
     "slices chosen by a branch",
     "a borrowed slice swapped and reassigned",
     "&mut helper: in place",
