@@ -66,33 +66,28 @@ pub(crate) fn plan(e: &Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, S
             _ => {}
         }
     }
-    // the accesses, statements of the body itself at those indices
+    // the accesses, statements of the body itself at those indices, by place: the
+    // segment they span (none once one is at another index or of another family) and
+    // how many there are
     let mut found: BTreeMap<String, (Place, Option<Segment>, usize)> = BTreeMap::new();
     let mut note = |place: Place, at: Option<(Family, i64)>| {
-        let entry = found
-            .entry(format!("{place:?}"))
-            .or_insert((place, None, 0));
-        entry.2 += 1;
-        let Some((family, offset)) = at else {
-            entry.1 = None;
-            entry.2 = usize::MAX / 2;
-            return;
-        };
-        entry.1 = match entry.1 {
-            None if entry.2 == 1 => Some(Segment {
+        let (_, segment, accesses) = found.entry(format!("{place:?}")).or_insert((
+            place,
+            at.map(|(family, o)| Segment {
                 family,
-                min: offset,
-                max: offset,
+                min: o,
+                max: o,
             }),
-            Some(s) if s.family == family => Some(Segment {
+            0,
+        ));
+        *accesses += 1;
+        *segment = match (*segment, at) {
+            (Some(s), Some((family, o))) if s.family == family => Some(Segment {
                 family,
-                min: s.min.min(offset),
-                max: s.max.max(offset),
+                min: s.min.min(o),
+                max: s.max.max(o),
             }),
-            _ => {
-                entry.2 = usize::MAX / 2;
-                None
-            }
+            _ => None,
         };
     };
     for stmt in &block.stmts {
