@@ -200,7 +200,7 @@ fn param_ident(p: &syn::GenericParam) -> syn::Ident {
 }
 
 /// Whether the tokens name `id` (a type, const or lifetime parameter).
-fn mentions(tokens: &TokenStream, id: &syn::Ident) -> bool {
+pub(crate) fn mentions(tokens: &TokenStream, id: &syn::Ident) -> bool {
     tokens.clone().into_iter().any(|tt| match tt {
         proc_macro2::TokenTree::Ident(i) => i == *id,
         proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), id),

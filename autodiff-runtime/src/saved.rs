@@ -240,35 +240,25 @@ impl<S> PartMut<S> {
     }
 }
 
-impl<E> core::ops::Index<usize> for PartMut<&mut [E]> {
-    type Output = E;
-    #[inline(always)]
-    fn index(&self, i: usize) -> &E {
-        &self.elements[i.wrapping_sub(self.base)]
-    }
-}
+macro_rules! part_mut_index {
+    ($([$($g:tt)*] $s:ty),*) => {$(
+        impl<$($g)*> core::ops::Index<usize> for PartMut<$s> {
+            type Output = E;
+            #[inline(always)]
+            fn index(&self, i: usize) -> &E {
+                &self.elements[i.wrapping_sub(self.base)]
+            }
+        }
 
-impl<E> core::ops::IndexMut<usize> for PartMut<&mut [E]> {
-    #[inline(always)]
-    fn index_mut(&mut self, i: usize) -> &mut E {
-        &mut self.elements[i.wrapping_sub(self.base)]
-    }
+        impl<$($g)*> core::ops::IndexMut<usize> for PartMut<$s> {
+            #[inline(always)]
+            fn index_mut(&mut self, i: usize) -> &mut E {
+                &mut self.elements[i.wrapping_sub(self.base)]
+            }
+        }
+    )*};
 }
-
-impl<E: crate::Real> core::ops::Index<usize> for PartMut<crate::shadow::SliceShadow<'_, E>> {
-    type Output = E;
-    #[inline(always)]
-    fn index(&self, i: usize) -> &E {
-        &self.elements[i.wrapping_sub(self.base)]
-    }
-}
-
-impl<E: crate::Real> core::ops::IndexMut<usize> for PartMut<crate::shadow::SliceShadow<'_, E>> {
-    #[inline(always)]
-    fn index_mut(&mut self, i: usize) -> &mut E {
-        &mut self.elements[i.wrapping_sub(self.base)]
-    }
-}
+part_mut_index!([E] &mut [E], [E: crate::Real] crate::shadow::SliceShadow<'_, E>);
 
 /// An adjoint's elements `lo..hi`, borrowed to add into (see [`PartMut`]).
 pub trait Split {

@@ -625,7 +625,7 @@ impl SliceGen<'_> {
     /// A triangular product read through a running counter (GMM's `Q·x`): a copy of `s`
     /// (`l` elements) read at the counter, a local buffer written at the inner loop's
     /// index and read at the outer's, and a sum kept across the inner loop. The counter
-    /// starts past the end of the part it reads when the names drawn so far say so.
+    /// starts at 0 or 1, as the names drawn so far say.
     fn triangle(&mut self, s: &str, l: usize, c: &str, k: &str, out: &mut Vec<Stmt>) {
         let start = self.counter % 2;
         // the largest `m` whose triangle of `m (m − 1) / 2` reads fits after `start`

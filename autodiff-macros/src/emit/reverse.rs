@@ -922,31 +922,32 @@ impl Emitter<'_> {
                 }
                 // A range walked to its end: its trip count is the range's length,
                 // computed again from its bounds rather than saved.
-                let pure_cheap_n = matches!(head, LoopHead::For { iter, start: Some(_), .. }
-                    if flow.is_none() && pure_cheap(iter));
-                let n = match head {
+                let walked = match head {
                     LoopHead::For {
                         iter,
                         start: Some(_),
                         ..
-                    } if flow.is_none() && pure_cheap(iter) => {
+                    } if flow.is_none() && pure_cheap(iter) => Some(iter),
+                    _ => None,
+                };
+                let n = match walked {
+                    Some(iter) => {
                         for u in VarId::mentioned_in(iter) {
                             self.used.insert(u);
                         }
                         quote!(::core::iter::Iterator::size_hint(&(#iter)).0)
                     }
-                    _ => self.var(*count),
+                    None => self.var(*count),
                 };
                 out.extend(before);
                 match range {
                     Some((item, start)) => {
                         let (id, start) = (item.ident(), self.operand(start));
                         // slices read through parts of the loop's length (see `segments`)
-                        let plan = match flow {
-                            None if self.carried.is_empty() && pure_cheap_n => {
-                                super::segments::plan(self, body, item)
-                            }
-                            _ => Vec::new(),
+                        let plan = if walked.is_some() && self.carried.is_empty() {
+                            super::segments::plan(self, body, item)
+                        } else {
+                            Vec::new()
                         };
                         let bound = if plan.is_empty() {
                             None

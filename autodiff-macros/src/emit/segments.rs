@@ -25,7 +25,7 @@ use quote::quote;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What an index counts from: the loop's item, or a counter's value before the loop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Family {
     Item,
     Counter(CellId),
@@ -48,6 +48,10 @@ pub(crate) fn plan(e: &Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, S
     let mut index: HashMap<VarId, (Family, i64)> = HashMap::new();
     index.insert(item, (Family::Item, 0));
     let steps = counter_steps(e, block);
+    if steps.is_empty() {
+        // (only loops a counter indexes, below)
+        return Vec::new();
+    }
     for (position, stmt) in block.stmts.iter().enumerate() {
         let Stmt::Let { dst, rhs, .. } = stmt else {
             continue;
@@ -224,8 +228,7 @@ fn eligible_cells(e: &Emitter<'_>) -> HashSet<CellId> {
                     })
                 }
                 Stmt::Grow { cell, .. } | Stmt::Extent { cell, .. } => {
-                    writes.entry(*cell).or_default().push(None);
-                    writes.entry(*cell).or_default().push(None);
+                    writes.entry(*cell).or_default().push(None)
                 }
                 Stmt::If { then, els, .. } => {
                     walk(then, writes);
@@ -239,13 +242,12 @@ fn eligible_cells(e: &Emitter<'_>) -> HashSet<CellId> {
     let mut writes = HashMap::new();
     walk(&e.body.block, &mut writes);
     (writes.iter())
-        .map(|(c, w)| (*c, w.clone()))
         .filter(|(c, w)| {
             !e.grown.contains(c)
                 && matches!(w[..], [Some(v)] if slice_made(e.defs.get(&v).copied()))
                 && e.body.cells[c.0].bound_to.is_none()
         })
-        .map(|(c, _)| c)
+        .map(|(c, _)| *c)
         // a `&mut` slice parameter's cell, never written whole: the parameter itself
         .chain((e.body.cells.iter().enumerate()).filter_map(|(c, info)| {
             let p = info.bound_to?;
@@ -306,7 +308,6 @@ pub(crate) fn bind(
     body: &TokenStream,
 ) -> Option<(TokenStream, TokenStream)> {
     let rt = crate::emit::rt();
-    let named = names(body);
     let mut before = TokenStream::new();
     let mut pins = TokenStream::new();
     let mut bases: HashMap<Family, syn::Ident> = HashMap::new();
@@ -320,8 +321,8 @@ pub(crate) fn bind(
             Place::Var(p) => e.body.is_active(*p),
             Place::Cell(c) => e.body.cells[c.0].active,
         };
-        let read = named.contains(&primal.to_string());
-        let added = active && named.contains(&adjoint.to_string());
+        let read = crate::impls::mentions(body, &primal);
+        let added = active && crate::impls::mentions(body, &adjoint);
         if !read && !added {
             continue;
         }
@@ -366,22 +367,4 @@ pub(crate) fn bind(
         }
     }
     any.then_some((before, pins))
-}
-
-/// The identifiers `tokens` names.
-fn names(tokens: &TokenStream) -> HashSet<String> {
-    let mut out = HashSet::new();
-    fn walk(tokens: &TokenStream, out: &mut HashSet<String>) {
-        for t in tokens.clone() {
-            match t {
-                proc_macro2::TokenTree::Ident(i) => {
-                    out.insert(i.to_string());
-                }
-                proc_macro2::TokenTree::Group(g) => walk(&g.stream(), out),
-                _ => {}
-            }
-        }
-    }
-    walk(tokens, &mut out);
-    out
 }
