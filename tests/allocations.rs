@@ -55,6 +55,74 @@ fn rosenbrock(x: &[f64]) -> f64 {
     sum
 }
 
+/// The Rosenbrock loop generic over its float type, its constants written as generic code
+/// writes them, inside the loop: `T::one()`, `T::from(100.0).unwrap()`, `T::PI()`.
+#[differentiable]
+fn rosenbrock_constants<T: Float + autodiff::num_traits::FloatConst>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = T::one() - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum = sum + a * a + T::from(100.0).unwrap() * b * b * (T::PI() / T::PI());
+    }
+    sum
+}
+
+/// `Σ (i + 1)·x_i²` generic over the float type, the weight converted from the index.
+#[differentiable]
+fn weighted_squares<T: Float>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for i in 0..x.len() {
+        let w = T::from(i + 1).unwrap() / T::from(2.0).unwrap();
+        sum = sum + w * x[i] * x[i];
+    }
+    sum
+}
+
+/// The float type's constants are evaluated again by the reverse sweep, not kept once per
+/// iteration: the gradient allocates only itself, whatever the length, and is the closed
+/// form's.
+#[test]
+fn constants_of_the_float_type_are_not_kept_per_iteration() {
+    let grad = gradients_function!(rosenbrock_constants::<f64>);
+    let small: Vec<f64> = (0..10).map(|i| (i as f64 * 0.37).sin()).collect();
+    let large: Vec<f64> = (0..100_000).map(|i| (i as f64 * 0.37).sin()).collect();
+    let (n_small, bytes_small, _) = measure(|| grad(&small));
+    let (n_large, bytes_large, g) = measure(|| grad(&large));
+    assert_eq!(
+        (n_small, n_large),
+        (1, 1),
+        "expected only the gradient buffer"
+    );
+    assert_eq!((bytes_small, bytes_large), (10 * 8, 100_000 * 8));
+    let x = &large;
+    for (i, gi) in g.iter().enumerate() {
+        let mut expected = 0.0;
+        if i + 1 < x.len() {
+            let b = x[i + 1] - x[i] * x[i];
+            expected += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * b;
+        }
+        if i > 0 {
+            expected += 200.0 * (x[i] - x[i - 1] * x[i - 1]);
+        }
+        assert!(
+            (gi - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+            "{i}: {gi} vs {expected}"
+        );
+    }
+    // an index converted to the float type, evaluated again too: `∂/∂x_i = (i + 1)·x_i`
+    let grad = gradients_function!(weighted_squares::<f64>);
+    let (count, bytes, g) = measure(|| grad(&large));
+    assert_eq!(
+        (count, bytes),
+        (1, 100_000 * 8),
+        "expected only the gradient buffer"
+    );
+    for (i, gi) in g.iter().enumerate() {
+        assert_eq!(*gi, (i + 1) as f64 / 2.0 * large[i] * 2.0, "{i}");
+    }
+}
+
 #[differentiable]
 fn chain(x: f64, n: usize) -> f64 {
     let mut y = x;

@@ -282,16 +282,8 @@ fn qualify_float_constants(body: &syn::Block, generics: &syn::Generics) -> syn::
                 return;
             }
             let name = &segs[1].ident;
-            let owner = match name.to_string().as_str() {
-                "one" => "One",
-                "zero" => "Zero",
-                "nan" | "infinity" | "neg_infinity" | "neg_zero" | "min_value"
-                | "min_positive_value" | "max_value" | "epsilon" => "Float",
-                "PI" | "E" | "TAU" | "SQRT_2" | "LN_2" | "LN_10" | "LOG2_E" | "LOG10_E"
-                | "LOG2_10" | "LOG10_2" | "FRAC_1_PI" | "FRAC_2_PI" | "FRAC_2_SQRT_PI"
-                | "FRAC_1_SQRT_2" | "FRAC_PI_2" | "FRAC_PI_3" | "FRAC_PI_4" | "FRAC_PI_6"
-                | "FRAC_PI_8" => "FloatConst",
-                _ => return,
+            let Some(owner) = float_constant_name(&name.to_string()) else {
+                return;
             };
             let t = &segs[0].ident;
             let owner = syn::Ident::new(owner, name.span());
@@ -673,7 +665,7 @@ fn rows_are_sequences(ty: &syn::Type, type_params: &[String]) -> bool {
     matches!(elem, syn::Type::Slice(_)) || crate::signature::vec_element(elem).is_some() || strukt
 }
 
-fn is_literal(e: &syn::Expr) -> bool {
+pub(crate) fn is_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(_) => true,
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => is_literal(&u.expr),
@@ -681,13 +673,59 @@ fn is_literal(e: &syn::Expr) -> bool {
         // a float constant converted to a type parameter (`<T as Real>::from_f64_rounded(2.0)`,
         // how the copy `second_order` writes a literal): a scalar constant as the literal is
         syn::Expr::Call(c) => {
-            c.args.len() == 1
-                && matches!(&*c.func, syn::Expr::Path(p)
-                    if p.qself.is_some()
-                        && p.path.segments.last().is_some_and(|s| s.ident == "from_f64_rounded"))
+            let syn::Expr::Path(p) = &*c.func else {
+                return false;
+            };
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            match (c.args.len(), last.as_deref()) {
+                (1, Some("from_f64_rounded")) => p.qself.is_some(),
+                // a constant of the float type parameter as `qualify_float_constants`
+                // writes it (`<T as num_traits::One>::one()`, `<T as FloatConst>::PI()`):
+                // the same value wherever it is evaluated, so the reverse sweep evaluates
+                // it again rather than keeping one copy per iteration of a loop
+                (0, Some(name)) => {
+                    p.qself.is_some()
+                        && p.path.segments.iter().any(|s| s.ident == "num_traits")
+                        && float_constant_name(name).is_some()
+                }
+                _ => false,
+            }
+        }
+        // a literal converted to the float type parameter, `T::from(2.0).unwrap()`
+        // (num-traits' `NumCast`, `FromPrimitive`): a constant as the literal is
+        syn::Expr::MethodCall(m) => {
+            m.method == "unwrap"
+                && m.args.is_empty()
+                && matches!(&*m.receiver, syn::Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&c.args[0], syn::Expr::Lit(_) | syn::Expr::Unary(_))
+                    && is_literal(&c.args[0])
+                    && matches!(&*c.func, syn::Expr::Path(p)
+                        if p.qself.is_none()
+                            && p.path.segments.len() == 2
+                            && p.path.segments.iter().all(|s| s.arguments.is_none())
+                            && matches!(
+                                p.path.segments[1].ident.to_string().as_str(),
+                                "from" | "from_f64" | "from_f32"
+                            )))
         }
         _ => false,
     }
+}
+
+/// The num-traits trait owning a constant of a float type (`one` → `One`, `PI` →
+/// `FloatConst`), for the names [`qualify_float_constants`] writes with their trait.
+fn float_constant_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "one" => "One",
+        "zero" => "Zero",
+        "nan" | "infinity" | "neg_infinity" | "neg_zero" | "min_value" | "min_positive_value"
+        | "max_value" | "epsilon" => "Float",
+        "PI" | "E" | "TAU" | "SQRT_2" | "LN_2" | "LN_10" | "LOG2_E" | "LOG10_E" | "LOG2_10"
+        | "LOG10_2" | "FRAC_1_PI" | "FRAC_2_PI" | "FRAC_2_SQRT_PI" | "FRAC_1_SQRT_2"
+        | "FRAC_PI_2" | "FRAC_PI_3" | "FRAC_PI_4" | "FRAC_PI_6" | "FRAC_PI_8" => "FloatConst",
+        _ => return None,
+    })
 }
 
 /// Whether `node` may leave the enclosing block early: a `return`, or a `break`/`continue`
