@@ -70,10 +70,11 @@ fn rosenbrock_constants<T: Float + autodiff::num_traits::FloatConst>(x: &[T]) ->
 
 /// `Σ (i + 1)·x_i²` generic over the float type, the weight converted from the index.
 #[differentiable]
+#[allow(clippy::needless_range_loop)]
 fn weighted_squares<T: Float>(x: &[T]) -> T {
     let mut sum = T::zero();
     for i in 0..x.len() {
-        let w = T::from(i + 1).unwrap() / T::from(2.0).unwrap();
+        let w = T::from(i + 1).unwrap() / T::from(2.0).expect("two is a float");
         sum = sum + w * x[i] * x[i];
     }
     sum

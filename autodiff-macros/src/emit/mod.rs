@@ -394,7 +394,7 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
 /// Whether an inactive expression is cheap and pure beyond what [`pure_cheap`] reads from
 /// its tokens: arithmetic and casts whose leaves are literals, the float type's constants
 /// (`<T as FloatConst>::PI()`, see `lower::is_literal`), conversions to the float type
-/// parameter of such leaves (`T::from(i).unwrap()`, `T::from_usize(n).unwrap()`), or
+/// parameter of such leaves (`T::from(i).unwrap()`, see `lower::float_conversion`), or
 /// [`pure_cheap`] expressions. Its value is the same wherever it is evaluated, so the reverse
 /// sweep evaluates it again rather than keeping one copy per iteration of a loop.
 fn cheap_expr(e: &syn::Expr) -> bool {
@@ -414,19 +414,8 @@ fn cheap_expr(e: &syn::Expr) -> bool {
         syn::Expr::Group(g) => cheap_expr(&g.expr),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => cheap_expr(&u.expr),
         syn::Expr::Cast(c) => cheap_expr(&c.expr),
-        syn::Expr::MethodCall(m) if m.method == "unwrap" && m.args.is_empty() => {
-            matches!(&*m.receiver, syn::Expr::Call(c)
-            if c.args.len() == 1
-                && cheap_expr(&c.args[0])
-                && matches!(&*c.func, syn::Expr::Path(p)
-                    if p.qself.is_none()
-                        && p.path.segments.len() == 2
-                        && p.path.segments.iter().all(|s| s.arguments.is_none())
-                        && matches!(
-                            p.path.segments[1].ident.to_string().as_str(),
-                            "from" | "from_f64" | "from_f32" | "from_usize" | "from_isize"
-                                | "from_i32" | "from_i64" | "from_u32" | "from_u64"
-                        )))
+        syn::Expr::MethodCall(_) if crate::lower::float_conversion(e).is_some() => {
+            crate::lower::float_conversion(e).is_some_and(cheap_expr)
         }
         _ => crate::lower::is_literal(e) || pure_cheap(&e.to_token_stream()),
     }

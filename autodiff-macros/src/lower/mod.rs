@@ -693,24 +693,51 @@ pub(crate) fn is_literal(e: &syn::Expr) -> bool {
         }
         // a literal converted to the float type parameter, `T::from(2.0).unwrap()`
         // (num-traits' `NumCast`, `FromPrimitive`): a constant as the literal is
-        syn::Expr::MethodCall(m) => {
-            m.method == "unwrap"
-                && m.args.is_empty()
-                && matches!(&*m.receiver, syn::Expr::Call(c)
-                if c.args.len() == 1
-                    && matches!(&c.args[0], syn::Expr::Lit(_) | syn::Expr::Unary(_))
-                    && is_literal(&c.args[0])
-                    && matches!(&*c.func, syn::Expr::Path(p)
-                        if p.qself.is_none()
-                            && p.path.segments.len() == 2
-                            && p.path.segments.iter().all(|s| s.arguments.is_none())
-                            && matches!(
-                                p.path.segments[1].ident.to_string().as_str(),
-                                "from" | "from_f64" | "from_f32"
-                            )))
-        }
+        syn::Expr::MethodCall(_) => float_conversion(e)
+            .is_some_and(|a| matches!(a, syn::Expr::Lit(_) | syn::Expr::Unary(_)) && is_literal(a)),
         _ => false,
     }
+}
+
+/// The value converted, when `e` converts one to a float type with num-traits as generic
+/// code writes it: `T::from(x).unwrap()`, `T::from_f64(x).expect("…")` (`NumCast`,
+/// `FromPrimitive`), `num_traits::cast(x).unwrap()` — a pure conversion, whose result
+/// depends only on `x`.
+pub(crate) fn float_conversion(e: &syn::Expr) -> Option<&syn::Expr> {
+    let syn::Expr::MethodCall(m) = e else {
+        return None;
+    };
+    let unwrapped = match (m.method.to_string().as_str(), m.args.len()) {
+        ("unwrap", 0) => true,
+        ("expect", 1) => {
+            matches!(&m.args[0], syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))
+        }
+        _ => false,
+    };
+    let syn::Expr::Call(c) = &*m.receiver else {
+        return None;
+    };
+    let syn::Expr::Path(p) = &*c.func else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    let plain = p.qself.is_none() && segs.len() == 2 && segs.iter().all(|s| s.arguments.is_none());
+    let name = segs.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let converts = plain
+        && (segs[0].ident == "num_traits" && name == "cast"
+            || matches!(
+                name.as_str(),
+                "from"
+                    | "from_f64"
+                    | "from_f32"
+                    | "from_usize"
+                    | "from_isize"
+                    | "from_i32"
+                    | "from_i64"
+                    | "from_u32"
+                    | "from_u64"
+            ));
+    (unwrapped && converts && c.args.len() == 1).then(|| &c.args[0])
 }
 
 /// The num-traits trait owning a constant of a float type (`one` → `One`, `PI` →
