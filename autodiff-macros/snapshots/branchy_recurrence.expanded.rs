@@ -208,28 +208,31 @@ impl ::autodiff::__private::entry::Reverse3 for recurrence {
         let mut __c0 = (0.0);
         let mut __c1 = (0u8);
         let mut __n13 = 0usize;
-        let __it13 = ::core::iter::IntoIterator::into_iter((0)..__v2);
-        let __hint = ::core::iter::Iterator::size_hint(&__it13).0;
-        __sr1.reserve(__hint);
-        for __v3 in __it13 {
-            let __v4 = ::core::clone::Clone::clone(&__c0);
-            let __k4 = ::core::clone::Clone::clone(&__v4);
-            let __v5 = __v4 > 0.5;
-            if __v5 {
-                let __v6 = (1e-5) * __v0;
-                let __v7 = __v6 * __v4;
-                let __v8 = __v4 - __v7;
-                __c0 = __v8;
-            } else {
-                let __v9 = (1e-5) * __v1;
-                let __v10 = (1.0) - __v4;
-                let __v11 = __v9 * __v10;
-                let __v12 = __v4 + __v11;
-                __c0 = __v12;
-            }
-            __sr1.push((__k4,));
-            __n13 += 1;
-        }
+        __sr1
+            .extend(
+                ::core::iter::Iterator::map(
+                    ::core::iter::IntoIterator::into_iter((0)..__v2),
+                    |__v3| {
+                        let __v4 = ::core::clone::Clone::clone(&__c0);
+                        let __k4 = ::core::clone::Clone::clone(&__v4);
+                        let __v5 = __v4 > 0.5;
+                        if __v5 {
+                            let __v6 = (1e-5) * __v0;
+                            let __v7 = __v6 * __v4;
+                            let __v8 = __v4 - __v7;
+                            __c0 = __v8;
+                        } else {
+                            let __v9 = (1e-5) * __v1;
+                            let __v10 = (1.0) - __v4;
+                            let __v11 = __v9 * __v10;
+                            let __v12 = __v4 + __v11;
+                            __c0 = __v12;
+                        }
+                        __n13 += 1;
+                        (__k4,)
+                    },
+                ),
+            );
         let __v13 = __n13;
         let __v14 = ::core::clone::Clone::clone(&__c0);
         (

@@ -7,41 +7,60 @@ fn snapshot() {
                 let mut __c0 = (0.0);
                 let mut __c1 = (0u8);
                 let mut __n12 = 0usize;
-                let __it12 = ::core::iter::IntoIterator::into_iter((0)..(n));
-                let __hint = ::core::iter::Iterator::size_hint(&__it12).0;
-                __sr1.reserve(__hint);
-                for __v1 in __it12 {
-                    let __v2 = ::autodiff::__private::__autodiff_source_handle!(w);
-                    let __k2 = ::core::clone::Clone::clone(&__v2);
-                    let __v3 = {
-                        #[allow(unused_imports)]
-                        use ::autodiff::__private::source::{
-                            ReadCopy as _, ReadRef as _, ReadSource as _,
-                        };
-                        (&&&::autodiff::__private::source::Probe(&__v2)).read()
-                    };
-                    let __k3 = ::core::clone::Clone::clone(&__v3);
-                    let __v4 = ::autodiff::__private::ops::tensor::mul(&__v3, &__v0);
-                    let __v5 = ::autodiff::__private::__autodiff_source_handle!(scale);
-                    let __k5 = ::core::clone::Clone::clone(&__v5);
-                    let __v6 = {
-                        #[allow(unused_imports)]
-                        use ::autodiff::__private::source::{
-                            ReadCopy as _, ReadRef as _, ReadSource as _,
-                        };
-                        (&&&::autodiff::__private::source::Probe(&__v5)).read()
-                    };
-                    let __k6 = ::core::clone::Clone::clone(&__v6);
-                    let __v7 = ::autodiff::__private::ops::tensor::mul(&__v4, &__v6);
-                    let __v8 = __v1 as f64;
-                    let __v9 = ::autodiff::__private::ops::tensor::add(&__v7, &__v8);
-                    let __v10 = ::core::clone::Clone::clone(&__c0);
-                    let __k10 = ::core::clone::Clone::clone(&__v10);
-                    let __v11 = ::autodiff::__private::ops::tensor::add(&__v10, &__v9);
-                    __c0 = __v11;
-                    __sr1.push((__k2, __k3, __k5, __k6, __k10));
-                    __n12 += 1;
-                }
+                __sr1
+                    .extend(
+                        ::core::iter::Iterator::map(
+                            ::core::iter::IntoIterator::into_iter((0)..(n)),
+                            |__v1| {
+                                let __v2 = ::autodiff::__private::__autodiff_source_handle!(
+                                    w
+                                );
+                                let __k2 = ::core::clone::Clone::clone(&__v2);
+                                let __v3 = {
+                                    #[allow(unused_imports)]
+                                    use ::autodiff::__private::source::{
+                                        ReadCopy as _, ReadRef as _, ReadSource as _,
+                                    };
+                                    (&&&::autodiff::__private::source::Probe(&__v2)).read()
+                                };
+                                let __k3 = ::core::clone::Clone::clone(&__v3);
+                                let __v4 = ::autodiff::__private::ops::tensor::mul(
+                                    &__v3,
+                                    &__v0,
+                                );
+                                let __v5 = ::autodiff::__private::__autodiff_source_handle!(
+                                    scale
+                                );
+                                let __k5 = ::core::clone::Clone::clone(&__v5);
+                                let __v6 = {
+                                    #[allow(unused_imports)]
+                                    use ::autodiff::__private::source::{
+                                        ReadCopy as _, ReadRef as _, ReadSource as _,
+                                    };
+                                    (&&&::autodiff::__private::source::Probe(&__v5)).read()
+                                };
+                                let __k6 = ::core::clone::Clone::clone(&__v6);
+                                let __v7 = ::autodiff::__private::ops::tensor::mul(
+                                    &__v4,
+                                    &__v6,
+                                );
+                                let __v8 = __v1 as f64;
+                                let __v9 = ::autodiff::__private::ops::tensor::add(
+                                    &__v7,
+                                    &__v8,
+                                );
+                                let __v10 = ::core::clone::Clone::clone(&__c0);
+                                let __k10 = ::core::clone::Clone::clone(&__v10);
+                                let __v11 = ::autodiff::__private::ops::tensor::add(
+                                    &__v10,
+                                    &__v9,
+                                );
+                                __c0 = __v11;
+                                __n12 += 1;
+                                (__k2, __k3, __k5, __k6, __k10)
+                            },
+                        ),
+                    );
                 let __v12 = __n12;
                 let __v13 = ::core::clone::Clone::clone(&__c0);
                 (

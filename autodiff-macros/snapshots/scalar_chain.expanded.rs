@@ -162,21 +162,24 @@ impl ::autodiff::__private::entry::Reverse2 for chain {
         let mut __c0 = __v0;
         let mut __c1 = (0u8);
         let mut __n9 = 0usize;
-        let __it9 = ::core::iter::IntoIterator::into_iter((0)..__v1);
-        let __hint = ::core::iter::Iterator::size_hint(&__it9).0;
-        __sr1.reserve(__hint);
-        for __v2 in __it9 {
-            let __v3 = ::core::clone::Clone::clone(&__c0);
-            let __k3 = ::core::clone::Clone::clone(&__v3);
-            let __v4 = __v3.sin();
-            let __v5 = __v4 * (1.0001);
-            let __v6 = __v0 * __v3;
-            let __v7 = __v6.cos();
-            let __v8 = __v5 + __v7;
-            __c0 = __v8;
-            __sr1.push((__k3,));
-            __n9 += 1;
-        }
+        __sr1
+            .extend(
+                ::core::iter::Iterator::map(
+                    ::core::iter::IntoIterator::into_iter((0)..__v1),
+                    |__v2| {
+                        let __v3 = ::core::clone::Clone::clone(&__c0);
+                        let __k3 = ::core::clone::Clone::clone(&__v3);
+                        let __v4 = __v3.sin();
+                        let __v5 = __v4 * (1.0001);
+                        let __v6 = __v0 * __v3;
+                        let __v7 = __v6.cos();
+                        let __v8 = __v5 + __v7;
+                        __c0 = __v8;
+                        __n9 += 1;
+                        (__k3,)
+                    },
+                ),
+            );
         let __v9 = __n9;
         let __v10 = ::core::clone::Clone::clone(&__c0);
         (

@@ -86,22 +86,25 @@ impl sum_picks {
         let mut __c0 = (0.0);
         let mut __c1 = (0u8);
         let mut __n7 = 0usize;
-        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
-        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
-        __sr1.reserve(__hint);
-        for __v2 in __it7 {
-            let __v3 = __v2 % __v0.len();
-            let (__v4, __pb4) = {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::entry::traits::*;
-                pick::__vjp_reborrow(__v0, __v3)
-            };
-            let __v5 = ::core::clone::Clone::clone(&__c0);
-            let __v6 = __v5 + __v4;
-            __c0 = __v6;
-            __sr1.push((__pb4,));
-            __n7 += 1;
-        }
+        __sr1
+            .extend(
+                ::core::iter::Iterator::map(
+                    ::core::iter::IntoIterator::into_iter((0)..__v1),
+                    |__v2| {
+                        let __v3 = __v2 % __v0.len();
+                        let (__v4, __pb4) = {
+                            #[allow(unused_imports)]
+                            use ::autodiff::__private::entry::traits::*;
+                            pick::__vjp_reborrow(__v0, __v3)
+                        };
+                        let __v5 = ::core::clone::Clone::clone(&__c0);
+                        let __v6 = __v5 + __v4;
+                        __c0 = __v6;
+                        __n7 += 1;
+                        (__pb4,)
+                    },
+                ),
+            );
         let __v7 = __n7;
         let __v8 = ::core::clone::Clone::clone(&__c0);
         (
@@ -470,22 +473,25 @@ impl ::autodiff::__private::entry::Reverse2 for sum_picks {
         let mut __c0 = (0.0);
         let mut __c1 = (0u8);
         let mut __n7 = 0usize;
-        let __it7 = ::core::iter::IntoIterator::into_iter((0)..__v1);
-        let __hint = ::core::iter::Iterator::size_hint(&__it7).0;
-        __sr1.reserve(__hint);
-        for __v2 in __it7 {
-            let __v3 = __v2 % __v0.len();
-            let (__v4, __pb4) = {
-                #[allow(unused_imports)]
-                use ::autodiff::__private::entry::traits::*;
-                pick::__vjp_into(__v0, __v3)
-            };
-            let __v5 = ::core::clone::Clone::clone(&__c0);
-            let __v6 = __v5 + __v4;
-            __c0 = __v6;
-            __sr1.push((__pb4,));
-            __n7 += 1;
-        }
+        __sr1
+            .extend(
+                ::core::iter::Iterator::map(
+                    ::core::iter::IntoIterator::into_iter((0)..__v1),
+                    |__v2| {
+                        let __v3 = __v2 % __v0.len();
+                        let (__v4, __pb4) = {
+                            #[allow(unused_imports)]
+                            use ::autodiff::__private::entry::traits::*;
+                            pick::__vjp_into(__v0, __v3)
+                        };
+                        let __v5 = ::core::clone::Clone::clone(&__c0);
+                        let __v6 = __v5 + __v4;
+                        __c0 = __v6;
+                        __n7 += 1;
+                        (__pb4,)
+                    },
+                ),
+            );
         let __v7 = __n7;
         let __v8 = ::core::clone::Clone::clone(&__c0);
         (

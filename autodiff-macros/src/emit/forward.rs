@@ -314,15 +314,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// At the end of a region: one tuple of every value and pullback its reverse sweep
-    /// restores, pushed on the region's stack (in a loop) or stored in its slot (in a
-    /// branch). One stack per region rather than per value: one allocation and one
-    /// capacity check per iteration however many values it saves.
-    pub(crate) fn save_region(&self, region: RegionId) -> TokenStream {
+    /// The tuple of every value and pullback the reverse sweep of `region` restores.
+    fn saved_items(&self, region: RegionId) -> TokenStream {
         let (values, pullbacks) = self.taped(region);
-        if values.is_empty() && pullbacks.is_empty() {
-            return TokenStream::new();
-        }
         let items = (values.iter())
             .map(|v| {
                 if self.moves_to_tape(*v) {
@@ -332,15 +326,28 @@ impl Emitter<'_> {
                 }
             })
             .chain(pullbacks.iter().map(|v| v.pullback()));
+        quote!((#(#items,)*))
+    }
+
+    /// At the end of a region: one tuple of every value and pullback its reverse sweep
+    /// restores, pushed on the region's stack (in a loop) or stored in its slot (in a
+    /// branch). One stack per region rather than per value: one allocation and one
+    /// capacity check per iteration however many values it saves.
+    pub(crate) fn save_region(&self, region: RegionId) -> TokenStream {
+        let (values, pullbacks) = self.taped(region);
+        if values.is_empty() && pullbacks.is_empty() {
+            return TokenStream::new();
+        }
+        let items = self.saved_items(region);
         let tape = self.slot(region);
         if self.body.regions[region.0].in_loop {
-            quote!(#tape.push((#(#items,)*));)
+            quote!(#tape.push(#items);)
         } else if let Some(arm) = self.shared_slot(region) {
             let rt = rt();
             let arm = if arm { quote!(Else) } else { quote!(Then) };
-            quote!(#tape = #rt::saved::Arm::#arm((#(#items,)*));)
+            quote!(#tape = #rt::saved::Arm::#arm(#items);)
         } else {
-            quote!(#tape = ::core::option::Option::Some((#(#items,)*));)
+            quote!(#tape = ::core::option::Option::Some(#items);)
         }
     }
 
@@ -383,11 +390,17 @@ impl Emitter<'_> {
     }
 
     pub(crate) fn fwd_block(&self, block: &Block) -> TokenStream {
+        let mut out = self.fwd_block_unsaved(block);
+        out.extend(self.save_region(block.region));
+        out
+    }
+
+    /// [`Self::fwd_block`] without saving the region's values (see [`Self::saved_items`]).
+    fn fwd_block_unsaved(&self, block: &Block) -> TokenStream {
         let mut out = TokenStream::new();
         for stmt in &block.stmts {
             self.fwd_stmt(&mut out, stmt);
         }
-        out.extend(self.save_region(block.region));
         out
     }
 
@@ -518,6 +531,7 @@ impl Emitter<'_> {
         fused: Option<TokenStream>,
     ) -> TokenStream {
         let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
+        let body_region = body.region;
         let b = self.fwd_block(body);
         let check = flow.map(|f: CellId| {
             let f = f.ident();
@@ -538,6 +552,19 @@ impl Emitter<'_> {
                     // (parenthesised: a struct literal cannot begin a `for` head)
                     let iter = crate::emit::for_head(iter);
                     quote!(for #id in #iter { #save #b #n += 1; #fused #check })
+                } else if flow.is_none() {
+                    // A loop run to its end collects its tape with `extend`: a range's values
+                    // are written without a capacity check per iteration, and with no call
+                    // in the loop (`push`'s growth) the loop's floats stay in registers.
+                    let body = self.fwd_block_unsaved(body);
+                    let items = self.saved_items(body_region);
+                    let tape = &saved[0];
+                    quote! {
+                        #tape.extend(::core::iter::Iterator::map(
+                            ::core::iter::IntoIterator::into_iter(#iter),
+                            |#id| { #save #body #n += 1; #items },
+                        ));
+                    }
                 } else {
                     let it = format_ident!("__it{}", count.0, span = Span::mixed_site());
                     quote! {

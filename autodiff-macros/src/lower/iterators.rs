@@ -426,6 +426,7 @@ impl Lowering<'_> {
         // `usize`s computed once before the loop)
         let span = iter_expr.span();
         let mut ranges = Vec::new();
+        let mut skips: Vec<Option<TokenStream>> = Vec::new();
         for (src, place) in chain.sources.iter().zip(&resolved) {
             let id = match place {
                 Place::Var(v) => v.ident(),
@@ -483,6 +484,17 @@ impl Lowering<'_> {
             }
             // the plain case reads `x[k]`
             let plain = src.lo.is_none() && src.hi.is_none() && src.ops.is_empty();
+            // `x.iter().skip(1)` reads `x[k + 1]`: in any iteration the skip is less than
+            // the length (the count is zero otherwise), so the clamped start is the literal
+            let skip_only = match (src.lo.is_none() && src.hi.is_none(), src.ops.as_slice()) {
+                (true, [SourceOp::Skip(syn::Expr::Lit(l))])
+                    if matches!(l.lit, syn::Lit::Int(_)) =>
+                {
+                    Some(l.to_token_stream())
+                }
+                _ => None,
+            };
+            skips.push(skip_only);
             let (lo, hi) = if plain {
                 (None, None)
             } else {
@@ -525,8 +537,12 @@ impl Lowering<'_> {
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for (((place, (_, lo, hi, forward, step)), copied), of_field) in
-                resolved.iter().zip(&ranges).zip(&copies).zip(&of_field)
+            for ((((place, (_, lo, hi, forward, step)), copied), of_field), skip) in resolved
+                .iter()
+                .zip(&ranges)
+                .zip(&copies)
+                .zip(&of_field)
+                .zip(&skips)
             {
                 let copied = *copied;
                 let kk = k.ident();
@@ -535,6 +551,10 @@ impl Lowering<'_> {
                     None => quote!(#kk),
                 };
                 let index = match (lo, hi, forward) {
+                    _ if skip.is_some() => {
+                        let i = l.inactive(quote!(#kk + #skip), span);
+                        l.operand(i, span)
+                    }
                     (Some(lo), _, true) => {
                         let i = l.inactive(quote!(#lo + #offset), span);
                         l.operand(i, span)
