@@ -111,6 +111,52 @@ fn zip_with_skip() {
     assert_gradient_close(&[dy], &[along], 1e-12);
 }
 
+/// The suites' wrapper (`rosenbrock(param)`): the helper's pullback runs unfused.
+#[differentiable]
+fn rosenbrock_wrapped<T: Float + FromPrimitive + Sum>(param: &[T]) -> T {
+    rosenbrock_ab(
+        param,
+        T::from_f64(1.0).unwrap(),
+        T::from_f64(100.0).unwrap(),
+    )
+}
+
+/// Pairs two apart.
+#[differentiable]
+fn gaps(x: &[f64]) -> f64 {
+    x.iter().zip(x.iter().skip(2)).map(|(a, b)| a * b * b).sum()
+}
+
+/// A literal skip reads `x[k + skip]`: at every length, from none to a few pairs (the
+/// skip as long as the slice or longer runs no iteration), directly and through a wrapper.
+#[test]
+fn zip_with_skip_at_every_length_and_through_a_wrapper() {
+    for n in 0..7 {
+        let p: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut hand = vec![0.0; n];
+        for i in 0..n.saturating_sub(1) {
+            let r = p[i + 1] - p[i] * p[i];
+            hand[i] += -2.0 * (1.0 - p[i]) - 400.0 * r * p[i];
+            hand[i + 1] += 200.0 * r;
+        }
+        let g = gradients_function!(rosenbrock_wrapped::<f64>)(&p);
+        assert_gradient_close(&g, &hand, 1e-12);
+        let (direct, _, _) = gradients_function!(rosenbrock_ab::<f64>)(&p, 1.0, 100.0);
+        assert_gradient_close(&direct, &hand, 1e-12);
+        let mut hand = vec![0.0; n];
+        for i in 0..n.saturating_sub(2) {
+            hand[i] += p[i + 2] * p[i + 2];
+            hand[i + 2] += 2.0 * p[i] * p[i + 2];
+        }
+        let g = gradients_function!(gaps)(&p);
+        assert_gradient_close(&g, &hand, 1e-12);
+        if n > 0 {
+            assert_gradient_close(&g, &fd(gaps, &p), 1e-7);
+            assert_gradient_close(&direct, &fd(rosenbrock_wrapped, &p), 1e-6);
+        }
+    }
+}
+
 #[test]
 fn sub_slices_closures_and_chained_maps() {
     for p in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -2.0, 0.9]] {
