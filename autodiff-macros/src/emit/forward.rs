@@ -531,8 +531,11 @@ impl Emitter<'_> {
         fused: Option<TokenStream>,
     ) -> TokenStream {
         let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
-        let body_region = body.region;
-        let b = self.fwd_block(body);
+        // (the body once: the tape's push appended for a `for` or `loop`, or its tuple
+        // returned to `extend`)
+        let unsaved = self.fwd_block_unsaved(body);
+        let mut b = unsaved.clone();
+        b.extend(self.save_region(body.region));
         let check = flow.map(|f: CellId| {
             let f = f.ident();
             quote!(if #f == 1u8 { break; } #f = 0u8;)
@@ -556,13 +559,12 @@ impl Emitter<'_> {
                     // A loop run to its end collects its tape with `extend`: a range's values
                     // are written without a capacity check per iteration, and with no call
                     // in the loop (`push`'s growth) the loop's floats stay in registers.
-                    let body = self.fwd_block_unsaved(body);
-                    let items = self.saved_items(body_region);
+                    let items = self.saved_items(body.region);
                     let tape = &saved[0];
                     quote! {
                         #tape.extend(::core::iter::Iterator::map(
                             ::core::iter::IntoIterator::into_iter(#iter),
-                            |#id| { #save #body #n += 1; #items },
+                            |#id| { #save #unsaved #n += 1; #items },
                         ));
                     }
                 } else {
