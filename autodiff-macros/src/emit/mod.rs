@@ -400,24 +400,16 @@ pub(crate) fn pure_cheap(tokens: &TokenStream) -> bool {
 fn cheap_expr(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Binary(b) => {
-            matches!(
-                b.op,
-                syn::BinOp::Add(_)
-                    | syn::BinOp::Sub(_)
-                    | syn::BinOp::Mul(_)
-                    | syn::BinOp::Div(_)
-                    | syn::BinOp::Rem(_)
-            ) && cheap_expr(&b.left)
-                && cheap_expr(&b.right)
+            crate::lower::arithmetic(&b.op) && cheap_expr(&b.left) && cheap_expr(&b.right)
         }
         syn::Expr::Paren(p) => cheap_expr(&p.expr),
         syn::Expr::Group(g) => cheap_expr(&g.expr),
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => cheap_expr(&u.expr),
         syn::Expr::Cast(c) => cheap_expr(&c.expr),
-        syn::Expr::MethodCall(_) if crate::lower::float_conversion(e).is_some() => {
-            crate::lower::float_conversion(e).is_some_and(cheap_expr)
-        }
-        _ => crate::lower::is_literal(e) || pure_cheap(&e.to_token_stream()),
+        _ => match crate::lower::float_conversion(e) {
+            Some((_, x)) => cheap_expr(x),
+            None => crate::lower::is_literal(e) || pure_cheap(&e.to_token_stream()),
+        },
     }
 }
 

@@ -6,7 +6,7 @@ use super::*;
 impl Lowering<'_> {
     pub(super) fn method_call(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Value {
         let name = m.method.to_string();
-        if let Some(v) = self.checked_conversion(e, m) {
+        if let Some(v) = self.checked_conversion(e) {
             return v;
         }
         if prims::is_piecewise_constant(&name) {
@@ -684,42 +684,15 @@ impl Lowering<'_> {
     /// `T::from(x).unwrap()`, `F::from(x).expect("…")`, `T::from_f64(x).unwrap()`: the
     /// conversion of a value to a float type (`T` a float type parameter, `f32`, `f64`),
     /// which succeeds for every float and integer: differentiated as the cast `x as T`.
-    fn checked_conversion(&mut self, e: &syn::Expr, m: &syn::ExprMethodCall) -> Option<Value> {
-        let name = m.method.to_string();
-        if !(name == "unwrap" && m.args.is_empty() || name == "expect" && m.args.len() == 1) {
+    fn checked_conversion(&mut self, e: &syn::Expr) -> Option<Value> {
+        let (owner, x) = super::float_conversion(e)?;
+        let name = owner.to_string();
+        let float_owner = prims::is_float_type_name(&name) || self.type_params.contains(&name);
+        if !float_owner || !self.references_active(x) {
             return None;
         }
-        let syn::Expr::Call(c) = &*m.receiver else {
-            return None;
-        };
-        let syn::Expr::Path(func) = &*c.func else {
-            return None;
-        };
-        let segs = &func.path.segments;
-        if func.qself.is_some() || segs.len() != 2 || c.args.len() != 1 {
-            return None;
-        }
-        let owner = segs[0].ident.to_string();
-        let conversion = segs[1].ident.to_string();
-        let float_owner = prims::is_float_type_name(&owner) || self.type_params.contains(&owner);
-        let known = matches!(
-            conversion.as_str(),
-            "from"
-                | "from_f64"
-                | "from_f32"
-                | "from_usize"
-                | "from_isize"
-                | "from_i32"
-                | "from_i64"
-                | "from_u32"
-                | "from_u64"
-        );
-        if !float_owner || !known || !self.references_active(&c.args[0]) {
-            return None;
-        }
-        let owner = &segs[0].ident;
         let ty: syn::Type = syn::parse_quote!(#owner);
-        let x = self.operand_of(&c.args[0]);
+        let x = self.operand_of(x);
         Some(self.prim(Prim::Cast { ty: Box::new(ty) }, vec![x], e.span()))
     }
 

@@ -426,7 +426,6 @@ impl Lowering<'_> {
         // `usize`s computed once before the loop)
         let span = iter_expr.span();
         let mut ranges = Vec::new();
-        let mut skips: Vec<Option<TokenStream>> = Vec::new();
         for (src, place) in chain.sources.iter().zip(&resolved) {
             let id = match place {
                 Place::Var(v) => v.ident(),
@@ -494,7 +493,6 @@ impl Lowering<'_> {
                 }
                 _ => None,
             };
-            skips.push(skip_only);
             let (lo, hi) = if plain {
                 (None, None)
             } else {
@@ -505,11 +503,11 @@ impl Lowering<'_> {
                     Some(self.operand(hi_v, span).tokens()),
                 )
             };
-            ranges.push((len, lo, hi, forward, step));
+            ranges.push((len, lo, hi, forward, step, skip_only));
         }
         let counts: Vec<TokenStream> = ranges
             .iter()
-            .map(|(len, lo, hi, _, step)| match (lo, hi, step) {
+            .map(|(len, lo, hi, _, step, _)| match (lo, hi, step) {
                 (Some(lo), Some(hi), Some(step)) => {
                     quote!(#hi.saturating_sub(#lo).div_ceil(#step))
                 }
@@ -537,12 +535,8 @@ impl Lowering<'_> {
         self.lower_loop(label, Some(iter), |l| {
             let k = l.new_var(false);
             let mut elems = Vec::new();
-            for ((((place, (_, lo, hi, forward, step)), copied), of_field), skip) in resolved
-                .iter()
-                .zip(&ranges)
-                .zip(&copies)
-                .zip(&of_field)
-                .zip(&skips)
+            for (((place, (_, lo, hi, forward, step, skip)), copied), of_field) in
+                resolved.iter().zip(&ranges).zip(&copies).zip(&of_field)
             {
                 let copied = *copied;
                 let kk = k.ident();
@@ -550,20 +544,18 @@ impl Lowering<'_> {
                     Some(step) => quote!(#kk * #step),
                     None => quote!(#kk),
                 };
-                let index = match (lo, hi, forward) {
-                    _ if skip.is_some() => {
-                        let i = l.inactive(quote!(#kk + #skip), span);
+                let index = match (skip, lo, hi, forward) {
+                    (Some(skip), ..) => Some(quote!(#kk + #skip)),
+                    (None, Some(lo), _, true) => Some(quote!(#lo + #offset)),
+                    (None, _, Some(hi), false) => Some(quote!(#hi - 1 - #offset)),
+                    _ => None,
+                };
+                let index = match index {
+                    Some(i) => {
+                        let i = l.inactive(i, span);
                         l.operand(i, span)
                     }
-                    (Some(lo), _, true) => {
-                        let i = l.inactive(quote!(#lo + #offset), span);
-                        l.operand(i, span)
-                    }
-                    (_, Some(hi), false) => {
-                        let i = l.inactive(quote!(#hi - 1 - #offset), span);
-                        l.operand(i, span)
-                    }
-                    _ => Operand::Var(k),
+                    None => Operand::Var(k),
                 };
                 let v = l.new_var(l.place_active(*place));
                 l.push(

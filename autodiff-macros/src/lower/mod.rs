@@ -693,25 +693,25 @@ pub(crate) fn is_literal(e: &syn::Expr) -> bool {
         }
         // a literal converted to the float type parameter, `T::from(2.0).unwrap()`
         // (num-traits' `NumCast`, `FromPrimitive`): a constant as the literal is
-        syn::Expr::MethodCall(_) => float_conversion(e)
-            .is_some_and(|a| matches!(a, syn::Expr::Lit(_) | syn::Expr::Unary(_)) && is_literal(a)),
+        syn::Expr::MethodCall(_) => float_conversion(e).is_some_and(|(_, a)| {
+            matches!(a, syn::Expr::Lit(_) | syn::Expr::Unary(_)) && is_literal(a)
+        }),
         _ => false,
     }
 }
 
-/// The value converted, when `e` converts one to a float type with num-traits as generic
-/// code writes it: `T::from(x).unwrap()`, `T::from_f64(x).expect("…")` (`NumCast`,
-/// `FromPrimitive`), `num_traits::cast(x).unwrap()` — a pure conversion, whose result
-/// depends only on `x`.
-pub(crate) fn float_conversion(e: &syn::Expr) -> Option<&syn::Expr> {
+/// `(owner, x)` when `e` converts `x` to a float type with num-traits as generic code
+/// writes it: `T::from(x).unwrap()`, `T::from_f64(x).expect("…")` (`NumCast`,
+/// `FromPrimitive`: `owner` is `T`), `num_traits::cast(x).unwrap()` (`owner` is
+/// `num_traits`) — a pure conversion, whose result depends only on `x`.
+pub(crate) fn float_conversion(e: &syn::Expr) -> Option<(&syn::Ident, &syn::Expr)> {
     let syn::Expr::MethodCall(m) = e else {
         return None;
     };
-    let unwrapped = match (m.method.to_string().as_str(), m.args.len()) {
-        ("unwrap", 0) => true,
-        ("expect", 1) => {
-            matches!(&m.args[0], syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Str(_)))
-        }
+    // (`expect`'s message a literal or a constant: nothing to evaluate twice)
+    let unwrapped = match (m.method.to_string().as_str(), m.args.first()) {
+        ("unwrap", None) => true,
+        ("expect", Some(syn::Expr::Lit(_) | syn::Expr::Path(_))) => m.args.len() == 1,
         _ => false,
     };
     let syn::Expr::Call(c) = &*m.receiver else {
@@ -721,23 +721,29 @@ pub(crate) fn float_conversion(e: &syn::Expr) -> Option<&syn::Expr> {
         return None;
     };
     let segs = &p.path.segments;
-    let plain = p.qself.is_none() && segs.len() == 2 && segs.iter().all(|s| s.arguments.is_none());
-    let name = segs.last().map(|s| s.ident.to_string()).unwrap_or_default();
-    let converts = plain
-        && (segs[0].ident == "num_traits" && name == "cast"
-            || matches!(
-                name.as_str(),
-                "from"
-                    | "from_f64"
-                    | "from_f32"
-                    | "from_usize"
-                    | "from_isize"
-                    | "from_i32"
-                    | "from_i64"
-                    | "from_u32"
-                    | "from_u64"
-            ));
-    (unwrapped && converts && c.args.len() == 1).then(|| &c.args[0])
+    if !unwrapped
+        || p.qself.is_some()
+        || segs.len() != 2
+        || c.args.len() != 1
+        || segs.iter().any(|s| !s.arguments.is_none())
+    {
+        return None;
+    }
+    let (owner, conversion) = (&segs[0].ident, segs[1].ident.to_string());
+    let converts = owner == "num_traits" && conversion == "cast"
+        || matches!(
+            conversion.as_str(),
+            "from"
+                | "from_f64"
+                | "from_f32"
+                | "from_usize"
+                | "from_isize"
+                | "from_i32"
+                | "from_i64"
+                | "from_u32"
+                | "from_u64"
+        );
+    converts.then_some((owner, &c.args[0]))
 }
 
 /// The num-traits trait owning a constant of a float type (`one` → `One`, `PI` →
