@@ -278,3 +278,124 @@ fn const_generic_array_lengths() {
     );
     assert!(close(dy, fd, 1e-8), "{dy} vs {fd}");
 }
+
+/// Reduction loops, whose tangent sweeps run in strips (the terms of sixteen iterations,
+/// then the sums over them in order): two sums, a difference, a product, a maximum, a
+/// term of the item's cast and of a value computed before the loop, read in an order
+/// that differs from the statements'.
+mod strips {
+    use super::*;
+
+    #[differentiable]
+    fn reductions(x: &[f64], w: &[f64], c: f64) -> f64 {
+        let scale = c * c + 0.5;
+        let mut sum = 0.0;
+        let mut diff = 1.0;
+        let mut prod = 1.0;
+        let mut big = -1.0e300;
+        let mut last = 0.0;
+        for i in 0..x.len() {
+            let a = x[i] * w[i] - scale;
+            let t = (i as f64 + 1.0).sqrt() * a.sin();
+            sum += a * a + t;
+            diff -= t * 0.25;
+            prod *= 1.0 + 0.01 * a;
+            big = big.max(a * c);
+            last = t;
+        }
+        sum + diff * prod + big + last * c
+    }
+
+    /// The same body, with a `break` that never happens: its loop runs as written, one
+    /// iteration after the other (a loop that may leave early is not strip-mined).
+    #[differentiable]
+    fn reductions_unstripped(x: &[f64], w: &[f64], c: f64) -> f64 {
+        let scale = c * c + 0.5;
+        let mut sum = 0.0;
+        let mut diff = 1.0;
+        let mut prod = 1.0;
+        let mut big = -1.0e300;
+        let mut last = 0.0;
+        for i in 0..x.len() {
+            if i == usize::MAX {
+                break;
+            }
+            let a = x[i] * w[i] - scale;
+            let t = (i as f64 + 1.0).sqrt() * a.sin();
+            sum += a * a + t;
+            diff -= t * 0.25;
+            prod *= 1.0 + 0.01 * a;
+            big = big.max(a * c);
+            last = t;
+        }
+        sum + diff * prod + big + last * c
+    }
+
+    fn inputs(n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+        let x = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+        let w = (0..n).map(|i| 1.0 + (i as f64 * 0.11).cos()).collect();
+        let vx = (0..n).map(|i| ((i % 5) as f64 - 2.0) * 0.3).collect();
+        let vw = (0..n).map(|i| ((i % 3) as f64 - 1.0) * 0.7).collect();
+        (x, w, vx, vw)
+    }
+
+    #[test]
+    fn at_every_length_across_strips_the_same_bits_as_one_iteration_at_a_time() {
+        for n in 0..=50 {
+            let (x, w, vx, vw) = inputs(n);
+            let c = 0.7;
+            let (y, dy) = jvp!(reductions)(&x, &w, c, &vx, &vw, 0.4);
+            let (y1, dy1) = jvp!(reductions_unstripped)(&x, &w, c, &vx, &vw, 0.4);
+            assert_eq!(y.to_bits(), reductions(&x, &w, c).to_bits(), "n = {n}");
+            assert_eq!(
+                (y.to_bits(), dy.to_bits()),
+                (y1.to_bits(), dy1.to_bits()),
+                "n = {n}"
+            );
+            let (gx, gw, gc) = gradients_function!(reductions)(&x, &w, c);
+            let dot: f64 = gx.iter().zip(&vx).map(|(a, b)| a * b).sum::<f64>()
+                + gw.iter().zip(&vw).map(|(a, b)| a * b).sum::<f64>()
+                + gc * 0.4;
+            assert!(close(dy, dot, 1e-10), "n = {n}: jvp {dy} vs ⟨∇f, v⟩ {dot}");
+            let p: Vec<f64> = [&x[..], &w[..], &[c]].concat();
+            let v: Vec<f64> = [&vx[..], &vw[..], &[0.4]].concat();
+            let fd = central(|q| reductions(&q[..n], &q[n..2 * n], q[2 * n]), &p, &v);
+            assert!(close(dy, fd, 1e-6), "n = {n}: jvp {dy} vs difference {fd}");
+        }
+    }
+
+    #[differentiable]
+    fn rosenbrock_chain<T: Float + std::iter::Sum>(x: &[T]) -> T {
+        let hundred = T::from(100.0).unwrap();
+        x.iter()
+            .zip(x.iter().skip(1))
+            .map(|(&a, &b)| (T::one() - a).powi(2) + hundred * (b - a * a).powi(2))
+            .sum()
+    }
+
+    #[test]
+    fn an_iterator_chain_generic_over_its_float_in_f32_and_f64() {
+        for n in [1usize, 2, 15, 16, 17, 33, 100] {
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 0.5).collect();
+            let v: Vec<f64> = (0..n).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
+            let (y, dy) = jvp!(rosenbrock_chain)(&x, &v);
+            assert_eq!(y.to_bits(), rosenbrock_chain(&x).to_bits(), "n = {n}");
+            // by hand: Σ -2(1 - a)·va + 200(b - a²)(vb - 2a·va)
+            let by_hand: f64 = (0..n.saturating_sub(1))
+                .map(|i| {
+                    let (a, b) = (x[i], x[i + 1]);
+                    -2.0 * (1.0 - a) * v[i] + 200.0 * (b - a * a) * (v[i + 1] - 2.0 * a * v[i])
+                })
+                .sum();
+            assert!(close(dy, by_hand, 1e-12), "n = {n}: {dy} vs {by_hand}");
+            let x32: Vec<f32> = x.iter().map(|&a| a as f32).collect();
+            let v32: Vec<f32> = v.iter().map(|&a| a as f32).collect();
+            let (y32, dy32) = jvp!(rosenbrock_chain)(&x32, &v32);
+            assert_eq!(y32.to_bits(), rosenbrock_chain(&x32).to_bits(), "n = {n}");
+            assert!(
+                close(f64::from(dy32), by_hand, 1e-4),
+                "n = {n}: {dy32} vs {by_hand}"
+            );
+        }
+    }
+}

@@ -316,39 +316,94 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
         let __v1 = __v0.len() - 1;
         let mut __c1 = (0u8);
         let mut __n15 = 0usize;
-        for __v2 in (0)..__v1 {
-            let __v3 = __v0[__v2];
-            let __tv3 = __tv0[__v2];
-            let __v4 = (1.0) - __v3;
-            let __tv4 = (::autodiff::__private::ops::sub_d1(&__tv3));
-            let __v5 = __v2 + 1;
-            let __v6 = __v0[__v5];
-            let __tv6 = __tv0[__v5];
-            let __v7 = __v3 * __v3;
-            let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
-                + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
-            let __v8 = __v6 - __v7;
-            let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
-                + ::autodiff::__private::ops::sub_d1(&__tv7));
-            let __v9 = __v4 * __v4;
-            let __tv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv4)
-                + ::autodiff::__private::ops::mul_d1(&__v4, &__tv4));
-            let __v10 = (100.0) * __v8;
-            let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
-            let __v11 = __v10 * __v8;
-            let __tv11 = (::autodiff::__private::ops::mul_d0(&__v8, &__tv10)
-                + ::autodiff::__private::ops::mul_d1(&__v10, &__tv8));
-            let __v12 = __v9 + __v11;
-            let __tv12 = (::autodiff::__private::ops::add_d0(&__tv9)
-                + ::autodiff::__private::ops::add_d1(&__tv11));
-            let __v13 = ::core::clone::Clone::clone(&__c0);
-            let __tv13 = ::core::clone::Clone::clone(&__tc0);
-            let __v14 = __v13 + __v12;
-            let __tv14 = (::autodiff::__private::ops::add_d0(&__tv13)
-                + ::autodiff::__private::ops::add_d1(&__tv12));
-            __c0 = __v14;
-            __tc0 = __tv14;
-            __n15 += 1;
+        {
+            let __strip_range = (0)..__v1;
+            let __strip_end = __strip_range.end;
+            let mut __strip_at = __strip_range.start;
+            while __strip_end > __strip_at && __strip_end - __strip_at >= 16 {
+                let mut __strip_v12: [_; 16] = [::core::default::Default::default(); 16];
+                let mut __strip_tv12: [_; 16] = [::core::default::Default::default(); 16];
+                let __strip_first = __strip_at;
+                for __strip_k in 0..16 {
+                    let __v2 = __strip_at;
+                    __strip_at += 1;
+                    let __v3 = __v0[__v2];
+                    let __tv3 = __tv0[__v2];
+                    let __v4 = (1.0) - __v3;
+                    let __tv4 = (::autodiff::__private::ops::sub_d1(&__tv3));
+                    let __v5 = __v2 + 1;
+                    let __v6 = __v0[__v5];
+                    let __tv6 = __tv0[__v5];
+                    let __v7 = __v3 * __v3;
+                    let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
+                        + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
+                    let __v8 = __v6 - __v7;
+                    let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
+                        + ::autodiff::__private::ops::sub_d1(&__tv7));
+                    let __v9 = __v4 * __v4;
+                    let __tv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv4)
+                        + ::autodiff::__private::ops::mul_d1(&__v4, &__tv4));
+                    let __v10 = (100.0) * __v8;
+                    let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
+                    let __v11 = __v10 * __v8;
+                    let __tv11 = (::autodiff::__private::ops::mul_d0(&__v8, &__tv10)
+                        + ::autodiff::__private::ops::mul_d1(&__v10, &__tv8));
+                    let __v12 = __v9 + __v11;
+                    let __tv12 = (::autodiff::__private::ops::add_d0(&__tv9)
+                        + ::autodiff::__private::ops::add_d1(&__tv11));
+                    __strip_v12[__strip_k] = __v12;
+                    __strip_tv12[__strip_k] = __tv12;
+                }
+                __strip_at = __strip_first;
+                for __strip_k in 0..16 {
+                    let __v2 = __strip_at;
+                    __strip_at += 1;
+                    let __v12 = __strip_v12[__strip_k];
+                    let __tv12 = __strip_tv12[__strip_k];
+                    let __v13 = ::core::clone::Clone::clone(&__c0);
+                    let __tv13 = ::core::clone::Clone::clone(&__tc0);
+                    let __v14 = __v13 + __v12;
+                    let __tv14 = (::autodiff::__private::ops::add_d0(&__tv13)
+                        + ::autodiff::__private::ops::add_d1(&__tv12));
+                    __c0 = __v14;
+                    __tc0 = __tv14;
+                }
+                __n15 += 16;
+            }
+            for __v2 in __strip_at..__strip_end {
+                let __v3 = __v0[__v2];
+                let __tv3 = __tv0[__v2];
+                let __v4 = (1.0) - __v3;
+                let __tv4 = (::autodiff::__private::ops::sub_d1(&__tv3));
+                let __v5 = __v2 + 1;
+                let __v6 = __v0[__v5];
+                let __tv6 = __tv0[__v5];
+                let __v7 = __v3 * __v3;
+                let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
+                    + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
+                let __v8 = __v6 - __v7;
+                let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
+                    + ::autodiff::__private::ops::sub_d1(&__tv7));
+                let __v9 = __v4 * __v4;
+                let __tv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__tv4)
+                    + ::autodiff::__private::ops::mul_d1(&__v4, &__tv4));
+                let __v10 = (100.0) * __v8;
+                let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
+                let __v11 = __v10 * __v8;
+                let __tv11 = (::autodiff::__private::ops::mul_d0(&__v8, &__tv10)
+                    + ::autodiff::__private::ops::mul_d1(&__v10, &__tv8));
+                let __v12 = __v9 + __v11;
+                let __tv12 = (::autodiff::__private::ops::add_d0(&__tv9)
+                    + ::autodiff::__private::ops::add_d1(&__tv11));
+                let __v13 = ::core::clone::Clone::clone(&__c0);
+                let __tv13 = ::core::clone::Clone::clone(&__tc0);
+                let __v14 = __v13 + __v12;
+                let __tv14 = (::autodiff::__private::ops::add_d0(&__tv13)
+                    + ::autodiff::__private::ops::add_d1(&__tv12));
+                __c0 = __v14;
+                __tc0 = __tv14;
+                __n15 += 1;
+            }
         }
         let __v15 = __n15;
         let __v16 = ::core::clone::Clone::clone(&__c0);

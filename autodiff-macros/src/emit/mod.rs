@@ -20,6 +20,7 @@ mod increments;
 mod preaccumulate;
 mod reverse;
 mod segments;
+mod strips;
 mod tangent;
 
 pub(crate) use tangent::{

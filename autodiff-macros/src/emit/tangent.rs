@@ -492,6 +492,12 @@ impl Tangents<'_> {
             } => {
                 let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
                 let b = self.block(body);
+                if let Some(strips) = super::strips::plan(self.body, head, body, *flow) {
+                    let looped = self.strip_mined(head, body, &strips, &b, &n);
+                    let c = count.ident();
+                    out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
+                    return;
+                }
                 let check = flow.map(|f: CellId| {
                     let f = f.ident();
                     quote!(if #f == 1u8 { break; } #f = 0u8;)
@@ -509,6 +515,79 @@ impl Tangents<'_> {
                 out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
             }
         }
+    }
+
+    /// A loop run in strips (see `strips`): per strip, the body's statements that are not
+    /// carried, for every iteration of the strip, keeping what the carried ones read, then
+    /// the carried ones, iteration after iteration; the iterations after the last whole
+    /// strip run the body `b` as it is. `n` counts the iterations.
+    fn strip_mined(
+        &mut self,
+        head: &LoopHead,
+        body: &Block,
+        strips: &super::strips::Strips,
+        b: &TokenStream,
+        n: &syn::Ident,
+    ) -> TokenStream {
+        let LoopHead::For { iter, .. } = head else {
+            return TokenStream::new();
+        };
+        let s = proc_macro2::Literal::usize_unsuffixed(super::strips::STRIP);
+        let site = Span::mixed_site();
+        let (range, end, at, first, k) = (
+            format_ident!("__strip_range", span = site),
+            format_ident!("__strip_end", span = site),
+            format_ident!("__strip_at", span = site),
+            format_ident!("__strip_first", span = site),
+            format_ident!("__strip_k", span = site),
+        );
+        let item = strips.item.ident();
+        let (mut terms, mut chains) = (TokenStream::new(), TokenStream::new());
+        for (i, stmt) in body.stmts.iter().enumerate() {
+            if strips.carried.contains(&i) {
+                self.stmt(&mut chains, stmt);
+            } else {
+                self.stmt(&mut terms, stmt);
+            }
+        }
+        let (mut arrays, mut keep, mut unkeep) =
+            (TokenStream::new(), TokenStream::new(), TokenStream::new());
+        for v in &strips.kept {
+            let (id, tv) = (v.ident(), tangent_var(*v));
+            let a = format_ident!("__strip_v{}", v.0, span = site);
+            let ta = format_ident!("__strip_tv{}", v.0, span = site);
+            arrays.extend(quote!(
+                let mut #a: [_; #s] = [::core::default::Default::default(); #s];
+                let mut #ta: [_; #s] = [::core::default::Default::default(); #s];
+            ));
+            keep.extend(quote!(#a[#k] = #id; #ta[#k] = #tv;));
+            unkeep.extend(quote!(let #id = #a[#k]; let #tv = #ta[#k];));
+        }
+        let iter = crate::emit::for_head(iter);
+        quote!({
+            let #range = #iter;
+            let #end = #range.end;
+            let mut #at = #range.start;
+            while #end > #at && #end - #at >= #s {
+                #arrays
+                let #first = #at;
+                for #k in 0..#s {
+                    let #item = #at;
+                    #at += 1;
+                    #terms
+                    #keep
+                }
+                #at = #first;
+                for #k in 0..#s {
+                    let #item = #at;
+                    #at += 1;
+                    #unkeep
+                    #chains
+                }
+                #n += #s;
+            }
+            for #item in #at..#end { #b #n += 1; }
+        })
     }
 
     /// A call of a differentiable function whose result depends on the inputs: its
