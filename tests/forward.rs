@@ -364,6 +364,66 @@ mod strips {
         }
     }
 
+    /// A branchy helper called in the loop: its value and tangent are terms.
+    #[differentiable]
+    fn huber(r: f64) -> f64 {
+        if r.abs() <= 1.0 {
+            0.5 * r * r
+        } else {
+            r.abs() - 0.5
+        }
+    }
+
+    #[differentiable]
+    fn fit(w: &[f64], b: f64, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..ys.len() {
+            let r = w[i % w.len()] * xs[i] + b - ys[i];
+            loss += huber(r) * 0.5;
+        }
+        loss
+    }
+
+    #[differentiable]
+    fn fit_unstripped(w: &[f64], b: f64, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..ys.len() {
+            if i == usize::MAX {
+                break;
+            }
+            let r = w[i % w.len()] * xs[i] + b - ys[i];
+            loss += huber(r) * 0.5;
+        }
+        loss
+    }
+
+    #[test]
+    fn a_helper_called_in_the_loop() {
+        let w = [0.5, -1.5, 2.0];
+        let vw = [1.0, 0.25, -0.5];
+        for n in [0usize, 5, 16, 17, 40] {
+            let xs: Vec<f64> = (0..n).map(|i| (i as f64 * 0.9).sin() * 2.0).collect();
+            let ys: Vec<f64> = (0..n).map(|i| (i as f64 * 0.4).cos()).collect();
+            let (y, dy) = jvp!(fit, params = ["w", "b"])(&w, 0.3, &xs, &ys, &vw, 0.7);
+            let (y1, dy1) = jvp!(fit_unstripped, params = ["w", "b"])(&w, 0.3, &xs, &ys, &vw, 0.7);
+            assert_eq!(y.to_bits(), fit(&w, 0.3, &xs, &ys).to_bits(), "n = {n}");
+            assert_eq!(
+                (y.to_bits(), dy.to_bits()),
+                (y1.to_bits(), dy1.to_bits()),
+                "n = {n}"
+            );
+            // by hand: Σ ½ huber'(r)·(vw[i % 3]·x + vb)
+            let by_hand: f64 = (0..n)
+                .map(|i| {
+                    let r = w[i % 3] * xs[i] + 0.3 - ys[i];
+                    let slope = if r.abs() <= 1.0 { r } else { r.signum() };
+                    0.5 * slope * (vw[i % 3] * xs[i] + 0.7)
+                })
+                .sum();
+            assert!(close(dy, by_hand, 1e-12), "n = {n}: {dy} vs {by_hand}");
+        }
+    }
+
     #[differentiable]
     fn rosenbrock_chain<T: Float + std::iter::Sum>(x: &[T]) -> T {
         let hundred = T::from(100.0).unwrap();

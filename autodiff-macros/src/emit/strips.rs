@@ -13,9 +13,9 @@
 //!
 //! A loop qualifies when it runs a range start to end (no `break`, `continue` or
 //! `return`), its item indexes a sequence (so it is an integer), and its body is
-//! straight-line: `let`s of operators, float methods, casts, reads of elements, cells
-//! and constants (no calls, branches, inner loops or element writes), and writes of
-//! scalar differentiable cells. The statements that read such a cell, and those that
+//! straight-line: `let`s of operators, float methods, casts, calls that lend no buffer,
+//! reads of elements, fields, cells and constants (no branches, inner loops or element
+//! writes), and writes of scalar differentiable cells. The statements that read such a cell, and those that
 //! depend on them, are **carried**: they run in the second loop, in their order, with
 //! the writes; the others run in the first. What the carried statements read from the
 //! first loop is kept per strip, value and tangent (a differentiable scalar, so `Copy`
@@ -51,7 +51,8 @@ fn reads(rhs: &Rhs) -> Vec<VarId> {
     };
     match rhs {
         Rhs::Copy(o) => operand(o),
-        Rhs::Prim(_, args) => args.iter().for_each(&mut operand),
+        Rhs::Prim(_, args) | Rhs::Call { args, .. } => args.iter().for_each(&mut operand),
+        Rhs::Field { base, .. } | Rhs::Member { base, .. } => out.push(*base),
         Rhs::ReadIndex { place, index } => {
             operand(index);
             if let Place::Var(v) = place {
@@ -137,7 +138,11 @@ pub(super) fn plan(
                     Rhs::Prim(
                         Prim::Binary { .. } | Prim::Neg | Prim::Method { .. } | Prim::Cast { .. },
                         _,
-                    ) => {}
+                    )
+                    | Rhs::Field { .. }
+                    | Rhs::Member { .. } => {}
+                    // (a call lending no buffer: its value and tangent, like an operator's)
+                    Rhs::Call { args, .. } if args.iter().all(|a| a.lent_cell().is_none()) => {}
                     _ => return None,
                 }
                 if let Rhs::ReadIndex {

@@ -726,7 +726,10 @@ impl Tangents<'_> {
             _ => false,
         });
         if !local {
-            self.callees.push(func.clone());
+            // (a loop run in strips emits its body twice)
+            if !self.callees.contains(func) {
+                self.callees.push(func.clone());
+            }
         }
     }
 
