@@ -12,15 +12,18 @@
 //! primal.
 //!
 //! A loop qualifies when it runs a range start to end (no `break`, `continue` or
-//! `return`), its item indexes a sequence (so it is an integer), and its body is
-//! straight-line: `let`s of operators, float methods, casts, calls that lend no buffer,
-//! reads of elements, fields, cells and constants (no branches, inner loops or element
-//! writes), and writes of scalar differentiable cells. The statements that read such a cell, and those that
-//! depend on them, are **carried**: they run in the second loop, in their order, with
-//! the writes; the others run in the first. What the carried statements read from the
-//! first loop is kept per strip, value and tangent (a differentiable scalar, so `Copy`
-//! and `Default`). The iterations left over after the last whole strip run as the loop
-//! always did.
+//! `return`), its item indexes a sequence (so it is an integer), and its body is made of
+//! `let`s of operators, float methods, casts, calls that lend no buffer, reads of
+//! elements, fields, cells and constants, writes of cells, and branches of those (no inner
+//! loops or element writes). The cells an iteration reads before writing them are its
+//! sums: scalar differentiable cells. The statements that read a sum, and those that
+//! depend on them (a branch as a whole), are **carried**: they run in the second loop, in
+//! their order, with the writes of the sums; the others run in the first, and a cell they
+//! write (an `if` expression's value) is neither written nor read by the carried ones.
+//! What the carried statements read of the first loop's values is kept per strip: value
+//! and tangent of a differentiable scalar (`Copy` and `Default`), or a branch's
+//! condition. The iterations left over after the last whole strip run as the loop always
+//! did.
 
 use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, Rhs, Stmt, VarId};
 use std::collections::HashSet;
@@ -89,6 +92,153 @@ fn scalar(body: &Body, v: VarId) -> bool {
         && !info.shared_ref
 }
 
+/// What the classification of a loop body's statements has found so far.
+#[derive(Default)]
+struct Walk {
+    /// Cells live into an iteration (read before the iteration writes them): the sums.
+    live_in: HashSet<CellId>,
+    /// Variables the carried statements define.
+    carried_vars: HashSet<VarId>,
+    /// Cells the carried statements write, and those the others write.
+    written_carried: HashSet<CellId>,
+    written_terms: HashSet<CellId>,
+    /// Cells read by carried statements.
+    read_carried: HashSet<CellId>,
+    /// Variables the carried statements read, and those they read as a branch's condition.
+    used: Vec<VarId>,
+    conditions: HashSet<VarId>,
+    /// Whether the item indexes a sequence, and whether a term has a tangent.
+    indexes: bool,
+    terms: bool,
+}
+
+/// Whether every statement of the block is one strips can run; records the cells each
+/// path writes before reading them (`defined`) and those read before written (`live_in`).
+fn straight(
+    block: &Block,
+    item: VarId,
+    written: &HashSet<CellId>,
+    defined: &mut HashSet<CellId>,
+    w: &mut Walk,
+) -> bool {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { rhs, .. } => {
+                match rhs {
+                    Rhs::Copy(_) | Rhs::ReadCell(_) | Rhs::ReadIndex { .. } | Rhs::Inactive(_) => {}
+                    Rhs::Prim(
+                        Prim::Binary { .. } | Prim::Neg | Prim::Method { .. } | Prim::Cast { .. },
+                        _,
+                    )
+                    | Rhs::Field { .. }
+                    | Rhs::Member { .. } => {}
+                    // (a call lending no buffer: its value and tangent, like an operator's)
+                    Rhs::Call { args, .. } if args.iter().all(|a| a.lent_cell().is_none()) => {}
+                    _ => return false,
+                }
+                if let Rhs::ReadIndex {
+                    index: Operand::Var(i),
+                    ..
+                } = rhs
+                {
+                    w.indexes |= *i == item;
+                }
+                for c in cells_read(rhs) {
+                    if written.contains(&c) && !defined.contains(&c) {
+                        w.live_in.insert(c);
+                    }
+                }
+            }
+            Stmt::WriteCell { cell, .. } => {
+                defined.insert(*cell);
+            }
+            Stmt::If { then, els, .. } => {
+                let (mut t, mut e) = (defined.clone(), defined.clone());
+                if !straight(then, item, written, &mut t, w)
+                    || !straight(els, item, written, &mut e, w)
+                {
+                    return false;
+                }
+                *defined = t.intersection(&e).copied().collect();
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Every statement of the block as carried: the variables it defines, the cells it
+/// writes and reads, the variables it reads.
+fn carry_all(block: &Block, w: &mut Walk) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { dst, rhs, .. } => {
+                w.carried_vars.insert(*dst);
+                w.read_carried.extend(cells_read(rhs));
+                w.used.extend(reads(rhs));
+            }
+            Stmt::WriteCell { cell, value } => {
+                w.written_carried.insert(*cell);
+                w.used.extend(value.var());
+            }
+            Stmt::If { cond, then, els } => {
+                if let Some(c) = cond.var() {
+                    w.used.push(c);
+                    w.conditions.insert(c);
+                }
+                carry_all(then, w);
+                carry_all(els, w);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the statement depends on what the carried statements compute: a sum's
+/// snapshot, a carried value, a cell they write.
+fn depends(stmt: &Stmt, w: &Walk) -> bool {
+    match stmt {
+        Stmt::Let { rhs, .. } => {
+            cells_read(rhs)
+                .iter()
+                .any(|c| w.live_in.contains(c) || w.written_carried.contains(c))
+                || reads(rhs).iter().any(|v| w.carried_vars.contains(v))
+        }
+        Stmt::WriteCell { cell, value } => {
+            w.live_in.contains(cell) || value.var().is_some_and(|v| w.carried_vars.contains(&v))
+        }
+        Stmt::If { cond, then, els } => {
+            cond.var().is_some_and(|v| w.carried_vars.contains(&v))
+                || then.stmts.iter().chain(&els.stmts).any(|s| depends(s, w))
+        }
+        _ => false,
+    }
+}
+
+/// The cells the statement writes (in its branches too).
+fn cells_written(stmt: &Stmt, out: &mut HashSet<CellId>) {
+    match stmt {
+        Stmt::WriteCell { cell, .. } => {
+            out.insert(*cell);
+        }
+        Stmt::If { then, els, .. } => {
+            for s in then.stmts.iter().chain(&els.stmts) {
+                cells_written(s, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the block defines a differentiable value (a term with a tangent).
+fn has_tangent(body: &Body, block: &Block) -> bool {
+    block.stmts.iter().any(|s| match s {
+        Stmt::Let { dst, .. } => body.is_active(*dst),
+        Stmt::If { then, els, .. } => has_tangent(body, then) || has_tangent(body, els),
+        _ => false,
+    })
+}
+
 /// The strips of the loop, when its tangent sweep is worth strip-mining (see the module's
 /// documentation).
 pub(super) fn plan(
@@ -108,99 +258,74 @@ pub(super) fn plan(
     if flow.is_some() {
         return None;
     }
-    let written: HashSet<CellId> = lbody
-        .stmts
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::WriteCell { cell, .. } => Some(*cell),
-            _ => None,
-        })
-        .collect();
-    if written.is_empty() {
+    let mut written = HashSet::new();
+    for s in &lbody.stmts {
+        cells_written(s, &mut written);
+    }
+    let mut w = Walk::default();
+    if !straight(lbody, *item, &written, &mut HashSet::new(), &mut w) {
         return None;
     }
-    for c in &written {
+    // the sums: scalar differentiable cells
+    if w.live_in.is_empty() || !w.indexes {
+        return None;
+    }
+    for c in &w.live_in {
         let info = &body.cells[c.0];
         if !info.active || info.maybe_array || info.bound_to.is_some() {
             return None;
         }
     }
+    // statements in order: carried when they depend on a carried one (a branch wholly)
     let mut carried = HashSet::new();
-    let mut carried_vars = HashSet::new();
     let mut defined = HashSet::new();
-    let mut indexes = false;
-    let mut terms = false;
     for (k, stmt) in lbody.stmts.iter().enumerate() {
-        match stmt {
-            Stmt::Let { dst, rhs, .. } => {
-                match rhs {
-                    Rhs::Copy(_) | Rhs::ReadCell(_) | Rhs::ReadIndex { .. } | Rhs::Inactive(_) => {}
-                    Rhs::Prim(
-                        Prim::Binary { .. } | Prim::Neg | Prim::Method { .. } | Prim::Cast { .. },
-                        _,
-                    )
-                    | Rhs::Field { .. }
-                    | Rhs::Member { .. } => {}
-                    // (a call lending no buffer: its value and tangent, like an operator's)
-                    Rhs::Call { args, .. } if args.iter().all(|a| a.lent_cell().is_none()) => {}
-                    _ => return None,
+        if depends(stmt, &w) {
+            carried.insert(k);
+            carry_all(
+                &Block {
+                    region: lbody.region,
+                    stmts: vec![stmt.clone()],
+                },
+                &mut w,
+            );
+        } else {
+            cells_written(stmt, &mut w.written_terms);
+            match stmt {
+                Stmt::Let { dst, .. } => {
+                    defined.insert(*dst);
+                    w.terms |= body.is_active(*dst);
                 }
-                if let Rhs::ReadIndex {
-                    index: Operand::Var(i),
-                    ..
-                } = rhs
-                {
-                    indexes |= i == item;
+                Stmt::If { then, els, .. } => {
+                    w.terms |= has_tangent(body, then) || has_tangent(body, els);
                 }
-                let read_cells = cells_read(rhs);
-                let reads_written = read_cells.iter().any(|c| written.contains(c));
-                if reads_written && !matches!(rhs, Rhs::ReadCell(_)) {
-                    // (a written cell read otherwise than by a snapshot)
-                    return None;
-                }
-                defined.insert(*dst);
-                if reads_written || reads(rhs).iter().any(|v| carried_vars.contains(v)) {
-                    if !scalar(body, *dst) {
-                        return None;
-                    }
-                    carried.insert(k);
-                    carried_vars.insert(*dst);
-                } else if body.is_active(*dst) {
-                    terms = true;
-                }
+                _ => {}
             }
-            Stmt::WriteCell { .. } => {
-                carried.insert(k);
-            }
-            _ => return None,
         }
     }
-    if !indexes || !terms {
+    // a cell both loops write, or one the first writes and the second reads, would be
+    // seen out of order
+    if !w.terms
+        || w.written_carried
+            .iter()
+            .any(|c| w.written_terms.contains(c))
+        || w.read_carried.iter().any(|c| w.written_terms.contains(c))
+    {
         return None;
     }
-    // what the carried statements read of the first loop's values
+    // what the carried statements read of the first loop's values: differentiable
+    // scalars, kept with their tangents, or a branch's condition
     let mut kept = Vec::new();
     let mut seen = HashSet::new();
-    for (k, stmt) in lbody.stmts.iter().enumerate() {
-        if !carried.contains(&k) {
+    for v in std::mem::take(&mut w.used) {
+        if v == *item || !defined.contains(&v) || !seen.insert(v) {
             continue;
         }
-        let used = match stmt {
-            Stmt::Let { rhs, .. } => reads(rhs),
-            Stmt::WriteCell { value, .. } => value.var().into_iter().collect(),
-            _ => Vec::new(),
-        };
-        for v in used {
-            if v == *item || carried_vars.contains(&v) || !defined.contains(&v) {
-                continue;
-            }
-            if !scalar(body, v) {
-                return None;
-            }
-            if seen.insert(v) {
-                kept.push(v);
-            }
+        let condition = w.conditions.contains(&v) && !body.is_active(v);
+        if !scalar(body, v) && !condition {
+            return None;
         }
+        kept.push(v);
     }
     Some(Strips {
         item: *item,
