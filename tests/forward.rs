@@ -282,8 +282,8 @@ fn const_generic_array_lengths() {
 /// Reduction loops, whose tangent sweeps run in strips (the terms of sixteen iterations,
 /// then the sums over them in order): two sums, a difference, a product, a maximum, a
 /// term of the item's cast and of a value computed before the loop, read in an order
-/// that differs from the statements', a term chosen by a branch, a sum updated in a
-/// branch, the last iteration's value read after the loop.
+/// that differs from the statements', a term chosen by a branch, the last iteration's
+/// value read after the loop.
 mod strips {
     use super::*;
 
@@ -301,11 +301,6 @@ mod strips {
             sum += a * a + t;
             let u = if a > 0.0 { a * 0.5 } else { -a };
             sum += u * u;
-            if t > 0.1 {
-                diff += t;
-            } else {
-                diff -= 0.5 * t;
-            }
             diff -= t * 0.25;
             prod *= 1.0 + 0.01 * a;
             big = big.max(a * c);
@@ -333,11 +328,6 @@ mod strips {
             sum += a * a + t;
             let u = if a > 0.0 { a * 0.5 } else { -a };
             sum += u * u;
-            if t > 0.1 {
-                diff += t;
-            } else {
-                diff -= 0.5 * t;
-            }
             diff -= t * 0.25;
             prod *= 1.0 + 0.01 * a;
             big = big.max(a * c);

@@ -553,21 +553,15 @@ impl Tangents<'_> {
         let (mut arrays, mut keep, mut unkeep) =
             (TokenStream::new(), TokenStream::new(), TokenStream::new());
         for v in &strips.kept {
-            let id = v.ident();
+            let (id, tv) = (v.ident(), tangent_var(*v));
             let a = format_ident!("__strip_v{}", v.0, span = site);
-            arrays.extend(quote!(let mut #a: [_; #s] = [::core::default::Default::default(); #s];));
-            keep.extend(quote!(#a[#k] = #id;));
-            unkeep.extend(quote!(let #id = #a[#k];));
-            // (a branch's condition has no tangent)
-            if self.body.is_active(*v) {
-                let tv = tangent_var(*v);
-                let ta = format_ident!("__strip_tv{}", v.0, span = site);
-                arrays.extend(
-                    quote!(let mut #ta: [_; #s] = [::core::default::Default::default(); #s];),
-                );
-                keep.extend(quote!(#ta[#k] = #tv;));
-                unkeep.extend(quote!(let #tv = #ta[#k];));
-            }
+            let ta = format_ident!("__strip_tv{}", v.0, span = site);
+            arrays.extend(quote!(
+                let mut #a: [_; #s] = [::core::default::Default::default(); #s];
+                let mut #ta: [_; #s] = [::core::default::Default::default(); #s];
+            ));
+            keep.extend(quote!(#a[#k] = #id; #ta[#k] = #tv;));
+            unkeep.extend(quote!(let #id = #a[#k]; let #tv = #ta[#k];));
         }
         let iter = crate::emit::for_head(iter);
         quote!({
