@@ -292,7 +292,7 @@ pub(crate) fn try_expand(
             quote!(#ident::)
         };
         let turbofish = type_and_const_args(&sig.generics);
-        let names: Vec<syn::Ident> = sig.params.iter().map(|p| name_ident(&p.name)).collect();
+        let names = param_idents(&sig, func.sig.inputs.iter().filter_map(typed_pat));
         let prologue: syn::Stmt = if reads_no_variable {
             // A function that can read no variable answers by running as written: its
             // derivative would deposit nothing, and it is not compiled for the request.
@@ -404,9 +404,9 @@ pub fn closure(input: TokenStream) -> TokenStream {
         return quote!({ #errs #input });
     }
     let vjp = vjp_body(&sig, &body);
-    let bind = sig.params.iter().enumerate().map(|(i, p)| {
+    let names = param_idents(&sig, closure.inputs.iter());
+    let bind = names.iter().enumerate().map(|(i, name)| {
         let v = crate::ir::VarId(i).ident();
-        let name = name_ident(&p.name);
         quote!(let #v = #name;)
     });
     let stmts = &block.stmts;
@@ -478,6 +478,32 @@ fn plain_type(ty: &syn::Type) -> bool {
 }
 
 /// A parameter's name as an identifier (a raw one, `r#fn`, included).
+/// The parameters' names as the body sees them: each parameter's own identifier where it
+/// is one (its span keeps its hygiene: a function a `macro_rules!` writes from names its
+/// caller gives reads them with the caller's), else one made from the name.
+fn param_idents<'a>(sig: &Signature, pats: impl Iterator<Item = &'a syn::Pat>) -> Vec<syn::Ident> {
+    let mut pats = pats;
+    sig.params
+        .iter()
+        .map(|p| match pats.next() {
+            Some(syn::Pat::Ident(pi)) if pi.ident == p.name.as_str() => pi.ident.clone(),
+            Some(syn::Pat::Type(pt)) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.ident == p.name.as_str() => pi.ident.clone(),
+                _ => name_ident(&p.name),
+            },
+            _ => name_ident(&p.name),
+        })
+        .collect()
+}
+
+/// A typed parameter's pattern (not the receiver).
+fn typed_pat(arg: &syn::FnArg) -> Option<&syn::Pat> {
+    match arg {
+        syn::FnArg::Typed(pt) => Some(&pt.pat),
+        syn::FnArg::Receiver(_) => None,
+    }
+}
+
 fn name_ident(name: &str) -> syn::Ident {
     match name.strip_prefix("r#") {
         Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),

@@ -699,6 +699,7 @@ pub fn tangent_type(ty: &syn::Type) -> TokenStream {
 
 impl Signature {
     pub fn parse(sig: &syn::Signature, errors: &mut Errors) -> Option<Signature> {
+        let sig = &ungrouped(sig);
         if let Some(a) = &sig.asyncness {
             errors.push(
                 a.span,
@@ -1069,4 +1070,31 @@ pub(crate) fn name_impl_trait_parameters(sig: &mut syn::Signature) {
         }
     }
     sig.generics.params.extend(named);
+}
+
+/// The signature with the invisible groups a `macro_rules!` puts around a type it was
+/// handed (`$t:ty`) taken away, so that the type reads as written: `&[f64]` handed as `$t`
+/// is a slice (a trait object or `impl` type keeps parentheses, which group it alike).
+fn ungrouped(sig: &syn::Signature) -> syn::Signature {
+    struct Ungroup;
+    impl syn::visit_mut::VisitMut for Ungroup {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            while let syn::Type::Group(g) = ty {
+                let elem = (*g.elem).clone();
+                *ty = match elem {
+                    syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
+                        syn::Type::Paren(syn::TypeParen {
+                            paren_token: Default::default(),
+                            elem: Box::new(elem),
+                        })
+                    }
+                    other => other,
+                };
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut sig = sig.clone();
+    syn::visit_mut::VisitMut::visit_signature_mut(&mut Ungroup, &mut sig);
+    sig
 }

@@ -121,3 +121,26 @@ impl Dense {
         dense_loss(self, x)
     }
 }
+
+/// Writes a differentiable function from names its caller gives: the parameters and the
+/// body come from the call, the attribute from the macro.
+macro_rules! stamped {
+    ($(#[$doc:meta])* $name:ident, |$x:ident: $xt:ty, $w:ident: $wt:ty| $body:block) => {
+        $(#[$doc])*
+        #[differentiable]
+        #[must_use]
+        pub fn $name($x: $xt, $w: $wt) -> f64 $body
+    };
+}
+
+stamped!(
+    /// A weighted sum of sines, its names the caller's.
+    weighted_sines,
+    |xs: &[f64], scale: f64| {
+        let mut total = 0.0;
+        for x in xs {
+            total += (x * scale).sin();
+        }
+        total * scale
+    }
+);

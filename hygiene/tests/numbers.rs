@@ -2,7 +2,9 @@
 #![deny(warnings)]
 
 use autodiff::prelude::*;
-use autodiff_hygiene::{Dense, Model, dense_loss, everything, fused_stencil, looks_generated};
+use autodiff_hygiene::{
+    Dense, Model, dense_loss, everything, fused_stencil, looks_generated, weighted_sines,
+};
 
 #[test]
 fn generated_looking_names_do_not_collide() {
@@ -76,4 +78,27 @@ fn fused_loop_against_finite_differences() {
     let (tx, tk, tdy) = pullback(1.0);
     autodiff::check::assert_gradient_close(&g.0, &tx, 1e-14);
     autodiff::check::assert_gradient_close(&[g.1, g.2], &[tk, tdy], 1e-14);
+}
+
+#[test]
+fn a_function_a_macro_writes_from_its_callers_names() {
+    let xs = [0.5, -1.0, 2.0];
+    let s = 0.75;
+    let (gx, gs) = gradients_function!(weighted_sines)(&xs, s);
+    // by hand: ∂/∂xᵢ = s² cos(xᵢ s), ∂/∂s = Σ sin(xᵢ s) + s Σ xᵢ cos(xᵢ s)
+    for (g, x) in gx.iter().zip(&xs) {
+        assert!((g - s * s * (x * s).cos()).abs() < 1e-14);
+    }
+    let by_hand: f64 = xs
+        .iter()
+        .map(|x| (x * s).sin() + s * x * (x * s).cos())
+        .sum();
+    assert!((gs - by_hand).abs() < 1e-14);
+    let (_, dy) = jvp!(weighted_sines)(&xs, s, &[1.0, 0.0, 0.0], 0.0);
+    assert!((dy - gx[0]).abs() < 1e-14);
+    let (value, pullback) = vjp!(weighted_sines)(&xs, s);
+    assert_eq!(value, weighted_sines(&xs, s));
+    let (vx, vs) = pullback(2.0);
+    assert_eq!(vs, 2.0 * gs);
+    assert!(vx.iter().zip(&gx).all(|(a, b)| *a == 2.0 * b));
 }
