@@ -105,6 +105,7 @@ pub fn differentiable(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    crate::signature::ungroup_types(&mut func);
     crate::signature::name_impl_trait_parameters(&mut func.sig);
     let original_sig = func.sig.clone();
     strip_markers(&mut func.sig);

@@ -101,12 +101,13 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         if !explicit && !worth_differentiating(&original_sig, &context, args) {
             continue;
         }
-        let func = syn::ItemFn {
+        let mut func = syn::ItemFn {
             attrs: method.attrs.clone(),
             vis: method.vis.clone(),
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };
+        crate::signature::ungroup_types(&mut func);
         match try_expand(args, func, &original_sig, Some(&context)) {
             Ok(Expanded {
                 func,

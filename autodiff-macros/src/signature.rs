@@ -1072,29 +1072,39 @@ pub(crate) fn name_impl_trait_parameters(sig: &mut syn::Signature) {
     sig.generics.params.extend(named);
 }
 
-/// The signature with the invisible groups a `macro_rules!` puts around a type it was
-/// handed (`$t:ty`) taken away, so that the type reads as written: `&[f64]` handed as `$t`
-/// is a slice (a trait object or `impl` type keeps parentheses, which group it alike).
-fn ungrouped(sig: &syn::Signature) -> syn::Signature {
-    struct Ungroup;
-    impl syn::visit_mut::VisitMut for Ungroup {
-        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
-            while let syn::Type::Group(g) = ty {
-                let elem = (*g.elem).clone();
-                *ty = match elem {
-                    syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
-                        syn::Type::Paren(syn::TypeParen {
-                            paren_token: Default::default(),
-                            elem: Box::new(elem),
-                        })
-                    }
-                    other => other,
-                };
-            }
-            syn::visit_mut::visit_type_mut(self, ty);
+/// Takes away the invisible groups a `macro_rules!` puts around a type it was handed
+/// (`$t:ty`), so that the type reads as written: `&[$t]` with `$t` = `f64` is a slice of
+/// `f64` to every test of a type (a trait object or `impl` type keeps parentheses, which
+/// group it alike).
+struct Ungroup;
+
+impl syn::visit_mut::VisitMut for Ungroup {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        while let syn::Type::Group(g) = ty {
+            let elem = (*g.elem).clone();
+            *ty = match elem {
+                syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => {
+                    syn::Type::Paren(syn::TypeParen {
+                        paren_token: Default::default(),
+                        elem: Box::new(elem),
+                    })
+                }
+                other => other,
+            };
         }
+        syn::visit_mut::visit_type_mut(self, ty);
     }
+}
+
+/// The signature without the invisible groups around its types (see [`Ungroup`]).
+fn ungrouped(sig: &syn::Signature) -> syn::Signature {
     let mut sig = sig.clone();
     syn::visit_mut::VisitMut::visit_signature_mut(&mut Ungroup, &mut sig);
     sig
+}
+
+/// The function without the invisible groups around its types, in its signature and its
+/// body (`let s: $t`, `x as $t`, `Vec<$t>`; see [`Ungroup`]).
+pub fn ungroup_types(func: &mut syn::ItemFn) {
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut Ungroup, func);
 }

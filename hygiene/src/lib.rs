@@ -144,3 +144,54 @@ stamped!(
         total * scale
     }
 );
+
+/// Writes a function for the float type its caller names (`$t:ty`), in its signature and
+/// its body.
+macro_rules! typed {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        #[differentiable]
+        #[must_use]
+        pub fn $name(x: &[$t], w: $t) -> $t {
+            let mut s: $t = 0.0;
+            let scaled: std::vec::Vec<$t> = x.iter().map(|v| v * w).collect();
+            for v in &scaled {
+                s += v.sin();
+            }
+            s
+        }
+    };
+}
+
+typed!(
+    /// `Σ sin(xᵢ w)` in `f64`.
+    sines_f64,
+    f64
+);
+typed!(
+    /// `Σ sin(xᵢ w)` in `f32`.
+    sines_f32,
+    f32
+);
+
+/// Writes a function of `f64` marked for second order, its type the caller's.
+macro_rules! second_order {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        #[differentiable(second_order)]
+        #[must_use]
+        pub fn $name(x: &[$t]) -> $t {
+            let mut s: $t = 0.0;
+            for v in x {
+                s += v * v * v;
+            }
+            s
+        }
+    };
+}
+
+second_order!(
+    /// `Σ xᵢ³`, with `hvp!`.
+    cubes,
+    f64
+);

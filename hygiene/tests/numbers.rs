@@ -3,7 +3,8 @@
 
 use autodiff::prelude::*;
 use autodiff_hygiene::{
-    Dense, Model, dense_loss, everything, fused_stencil, looks_generated, weighted_sines,
+    Dense, Model, cubes, dense_loss, everything, fused_stencil, looks_generated, sines_f32,
+    sines_f64, weighted_sines,
 };
 
 #[test]
@@ -101,4 +102,27 @@ fn a_function_a_macro_writes_from_its_callers_names() {
     let (vx, vs) = pullback(2.0);
     assert_eq!(vs, 2.0 * gs);
     assert!(vx.iter().zip(&gx).all(|(a, b)| *a == 2.0 * b));
+}
+
+#[test]
+fn types_a_macro_is_handed() {
+    let xs = [0.5, -1.0, 2.0];
+    let w = 0.75;
+    let (gx, gw) = gradients_function!(sines_f64)(&xs, w);
+    // by hand: ∂/∂xᵢ = w cos(xᵢ w), ∂/∂w = Σ xᵢ cos(xᵢ w)
+    for (g, x) in gx.iter().zip(&xs) {
+        assert!((g - w * (x * w).cos()).abs() < 1e-14);
+    }
+    let by_hand: f64 = xs.iter().map(|x| x * (x * w).cos()).sum();
+    assert!((gw - by_hand).abs() < 1e-14);
+    let (_, dy) = jvp!(sines_f64)(&xs, w, &[0.0, 0.0, 0.0], 1.0);
+    assert!((dy - gw).abs() < 1e-14);
+    let (gx32, _) = gradients_function!(sines_f32)(&[0.5_f32, -1.0, 2.0], 0.75);
+    assert!((f64::from(gx32[2]) - gx[2]).abs() < 1e-6);
+    // the Hessian of Σ xᵢ³ is diag(6 xᵢ)
+    let v = [1.0, 2.0, -1.0];
+    let hv = hvp!(cubes)(&xs, &v);
+    for ((h, x), vi) in hv.iter().zip(&xs).zip(&v) {
+        assert!((h - 6.0 * x * vi).abs() < 1e-14);
+    }
 }
