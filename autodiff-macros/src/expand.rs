@@ -478,7 +478,6 @@ fn plain_type(ty: &syn::Type) -> bool {
     }
 }
 
-/// A parameter's name as an identifier (a raw one, `r#fn`, included).
 /// The parameters' names as the body sees them: each parameter's own identifier where it
 /// is one (its span keeps its hygiene: a function a `macro_rules!` writes from names its
 /// caller gives reads them with the caller's), else one made from the name.
@@ -505,6 +504,7 @@ fn typed_pat(arg: &syn::FnArg) -> Option<&syn::Pat> {
     }
 }
 
+/// A parameter's name as an identifier (a raw one, `r#fn`, included).
 fn name_ident(name: &str) -> syn::Ident {
     match name.strip_prefix("r#") {
         Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),
