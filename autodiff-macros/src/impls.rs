@@ -80,6 +80,7 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             }
         }
         method.attrs = kept_attrs;
+        crate::signature::ungroup_method_types(method);
         // (an inherent method's signature is its own: `impl Trait` parameters named as the
         // type parameters they are, as a free function's; a trait's method keeps its trait's)
         if matches!(place, Place::Method) {
@@ -101,13 +102,12 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         if !explicit && !worth_differentiating(&original_sig, &context, args) {
             continue;
         }
-        let mut func = syn::ItemFn {
+        let func = syn::ItemFn {
             attrs: method.attrs.clone(),
             vis: method.vis.clone(),
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };
-        crate::signature::ungroup_types(&mut func);
         match try_expand(args, func, &original_sig, Some(&context)) {
             Ok(Expanded {
                 func,

@@ -416,6 +416,41 @@ pub enum Rhs {
     Inactive(TokenStream),
 }
 
+impl Rhs {
+    /// The variables the right-hand side reads as operands (a place, an index, a range's
+    /// bounds, names in code kept as written); a call's arguments are not among them (see
+    /// [`Rhs::vars_read`]).
+    pub fn operand_vars(&self) -> Vec<VarId> {
+        let place_var = |place: &Place| match place {
+            Place::Var(p) => Some(*p),
+            Place::Cell(_) => None,
+        };
+        match self {
+            Rhs::Copy(o) | Rhs::Owned { of: o, .. } => o.var().into_iter().collect(),
+            Rhs::Field { base, .. } | Rhs::Member { base, .. } => vec![*base],
+            Rhs::Prim(_, args) => args.iter().filter_map(Operand::var).collect(),
+            Rhs::ReadIndex { place, index } => {
+                index.var().into_iter().chain(place_var(place)).collect()
+            }
+            Rhs::SubSlice { place, range } => range
+                .operands()
+                .filter_map(Operand::var)
+                .chain(place_var(place))
+                .collect(),
+            Rhs::Inactive(ts) => VarId::mentioned_in(ts),
+            Rhs::Call { .. } | Rhs::ReadCell(_) | Rhs::Source(_) => Vec::new(),
+        }
+    }
+
+    /// Every variable the right-hand side reads: its operands and a call's arguments.
+    pub fn vars_read(&self) -> Vec<VarId> {
+        match self {
+            Rhs::Call { args, .. } => args.iter().filter_map(Operand::var).collect(),
+            other => other.operand_vars(),
+        }
+    }
+}
+
 /// The bounds of a sub-slice: integer operands, kept rather than the range itself (a
 /// `Range` is not `Copy`), so the reverse sweep can name the same range again.
 #[derive(Clone, Debug)]

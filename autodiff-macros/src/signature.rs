@@ -699,7 +699,6 @@ pub fn tangent_type(ty: &syn::Type) -> TokenStream {
 
 impl Signature {
     pub fn parse(sig: &syn::Signature, errors: &mut Errors) -> Option<Signature> {
-        let sig = &ungrouped(sig);
         if let Some(a) = &sig.asyncness {
             errors.push(
                 a.span,
@@ -1096,15 +1095,13 @@ impl syn::visit_mut::VisitMut for Ungroup {
     }
 }
 
-/// The signature without the invisible groups around its types (see [`Ungroup`]).
-fn ungrouped(sig: &syn::Signature) -> syn::Signature {
-    let mut sig = sig.clone();
-    syn::visit_mut::VisitMut::visit_signature_mut(&mut Ungroup, &mut sig);
-    sig
-}
-
 /// The function without the invisible groups around its types, in its signature and its
-/// body (`let s: $t`, `x as $t`, `Vec<$t>`; see [`Ungroup`]).
+/// body (`let s: $t`, `x as $t`, `Vec<$t>`; see [`Ungroup`]), before anything reads it.
 pub fn ungroup_types(func: &mut syn::ItemFn) {
     syn::visit_mut::VisitMut::visit_item_fn_mut(&mut Ungroup, func);
+}
+
+/// [`ungroup_types`] for a method of an annotated `impl` block.
+pub fn ungroup_method_types(method: &mut syn::ImplItemFn) {
+    syn::visit_mut::VisitMut::visit_impl_item_fn_mut(&mut Ungroup, method);
 }

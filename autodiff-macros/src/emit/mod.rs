@@ -479,27 +479,9 @@ impl Emitter<'_> {
     }
 
     pub(crate) fn rhs_operands(&self, v: VarId) -> Vec<VarId> {
-        match self.defs.get(&v) {
-            Some(Rhs::Copy(o) | Rhs::Owned { of: o, .. }) => o.var().into_iter().collect(),
-            Some(Rhs::Field { base, .. } | Rhs::Member { base, .. }) => vec![*base],
-            Some(Rhs::Prim(_, args)) => args.iter().filter_map(Operand::var).collect(),
-            Some(Rhs::ReadIndex { place, index }) => {
-                let mut out: Vec<VarId> = index.var().into_iter().collect();
-                if let Place::Var(p) = place {
-                    out.push(*p);
-                }
-                out
-            }
-            Some(Rhs::SubSlice { place, range }) => {
-                let mut out: Vec<VarId> = range.operands().filter_map(Operand::var).collect();
-                if let Place::Var(p) = place {
-                    out.push(*p);
-                }
-                out
-            }
-            Some(Rhs::Inactive(ts)) => VarId::mentioned_in(ts),
-            _ => Vec::new(),
-        }
+        self.defs
+            .get(&v)
+            .map_or_else(Vec::new, |rhs| rhs.operand_vars())
     }
 
     pub(crate) fn fresh(&mut self, prefix: &str) -> syn::Ident {

@@ -37,37 +37,14 @@ pub(super) const STRIP: usize = 16;
 
 /// How a loop's tangent sweep is strip-mined.
 pub(super) struct Strips {
-    /// The loop's item.
+    /// The loop's item, and the range it runs (`start..end`).
     pub item: VarId,
+    pub iter: proc_macro2::TokenStream,
     /// The body's statements that run in the second loop, by position.
     pub carried: HashSet<usize>,
     /// The variables the first loop computes and the second reads, in the order they are
     /// defined.
     pub kept: Vec<VarId>,
-}
-
-/// The variables a right-hand side reads (operands, and names in code kept as written).
-fn reads(rhs: &Rhs) -> Vec<VarId> {
-    let mut out = Vec::new();
-    let mut operand = |o: &Operand| {
-        if let Some(v) = o.var() {
-            out.push(v);
-        }
-    };
-    match rhs {
-        Rhs::Copy(o) => operand(o),
-        Rhs::Prim(_, args) | Rhs::Call { args, .. } => args.iter().for_each(&mut operand),
-        Rhs::Field { base, .. } | Rhs::Member { base, .. } => out.push(*base),
-        Rhs::ReadIndex { place, index } => {
-            operand(index);
-            if let Place::Var(v) = place {
-                out.push(*v);
-            }
-        }
-        Rhs::Inactive(ts) => out.extend(VarId::mentioned_in(ts)),
-        _ => {}
-    }
-    out
 }
 
 /// The cells a right-hand side reads.
@@ -175,7 +152,7 @@ fn carry(stmt: &Stmt, w: &mut Walk) {
         Stmt::Let { dst, rhs, .. } => {
             w.carried_vars.insert(*dst);
             w.read_carried.extend(cells_read(rhs));
-            w.used.extend(reads(rhs));
+            w.used.extend(rhs.vars_read());
         }
         Stmt::WriteCell { cell, value } => {
             w.written_carried.insert(*cell);
@@ -193,7 +170,7 @@ fn depends(stmt: &Stmt, w: &Walk) -> bool {
             cells_read(rhs)
                 .iter()
                 .any(|c| w.live_in.contains(c) || w.written_carried.contains(c))
-                || reads(rhs).iter().any(|v| w.carried_vars.contains(v))
+                || rhs.vars_read().iter().any(|v| w.carried_vars.contains(v))
         }
         Stmt::WriteCell { cell, value } => {
             w.live_in.contains(cell) || value.var().is_some_and(|v| w.carried_vars.contains(&v))
@@ -240,8 +217,8 @@ pub(super) fn plan(
 ) -> Option<Strips> {
     let LoopHead::For {
         item,
+        iter,
         start: Some(_),
-        ..
     } = head
     else {
         return None;
@@ -319,6 +296,7 @@ pub(super) fn plan(
     }
     Some(Strips {
         item: *item,
+        iter: iter.clone(),
         carried,
         kept,
     })

@@ -493,7 +493,7 @@ impl Tangents<'_> {
                 let n = format_ident!("__n{}", count.0, span = Span::mixed_site());
                 let b = self.block(body);
                 if let Some(strips) = super::strips::plan(self.body, head, body, *flow) {
-                    let looped = self.strip_mined(head, body, &strips, &b, &n);
+                    let looped = self.strip_mined(body, &strips, &b, &n);
                     let c = count.ident();
                     out.extend(quote!(let mut #n = 0usize; #looped let #c = #n;));
                     return;
@@ -523,15 +523,11 @@ impl Tangents<'_> {
     /// strip run the body `b` as it is. `n` counts the iterations.
     fn strip_mined(
         &mut self,
-        head: &LoopHead,
         body: &Block,
         strips: &super::strips::Strips,
         b: &TokenStream,
         n: &syn::Ident,
     ) -> TokenStream {
-        let LoopHead::For { iter, .. } = head else {
-            return TokenStream::new();
-        };
         let s = proc_macro2::Literal::usize_unsuffixed(super::strips::STRIP);
         let site = Span::mixed_site();
         let (range, end, at, first, k) = (
@@ -563,7 +559,7 @@ impl Tangents<'_> {
             keep.extend(quote!(#a[#k] = #id; #ta[#k] = #tv;));
             unkeep.extend(quote!(let #id = #a[#k]; let #tv = #ta[#k];));
         }
-        let iter = crate::emit::for_head(iter);
+        let iter = crate::emit::for_head(&strips.iter);
         quote!({
             let #range = #iter;
             let #end = #range.end;
