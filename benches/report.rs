@@ -94,6 +94,14 @@ fn main() {
             || generated(black_box(&x)),
             || rosenbrock_by_hand(black_box(&x)),
         ));
+        let generated = value_and_gradients_function!(rosenbrock_wrapped);
+        rows.push(measure(
+            &format!("Rosenbrock through a wrapper, n = {n}"),
+            rounds,
+            || rosenbrock_wrapped(black_box(&x)),
+            || generated(black_box(&x)),
+            || rosenbrock_by_hand(black_box(&x)),
+        ));
     }
     let n = 1_000_000;
     let generated = value_and_gradients_function!(chain, params = ["x"]);

@@ -17,6 +17,23 @@ pub fn rosenbrock(x: &[f64]) -> f64 {
     sum
 }
 
+/// The Rosenbrock function with its constants as parameters, written as an iterator chain
+/// over neighbouring pairs.
+#[differentiable]
+pub fn rosenbrock_ab(x: &[f64], a: f64, b: f64) -> f64 {
+    x.iter()
+        .zip(x.iter().skip(1))
+        .map(|(&u, &w)| (a - u) * (a - u) + b * (w - u * u) * (w - u * u))
+        .sum()
+}
+
+/// [`rosenbrock`] as published libraries often give it: the general function at its usual
+/// constants (the gradient hands the call on to `rosenbrock_ab`'s).
+#[differentiable]
+pub fn rosenbrock_wrapped(x: &[f64]) -> f64 {
+    rosenbrock_ab(x, 1.0, 100.0)
+}
+
 /// Hand-written value and gradient of [`rosenbrock`], in one fused pass, carrying the
 /// contribution to `g[i + 1]` in a register rather than through memory.
 pub fn rosenbrock_by_hand(x: &[f64]) -> (f64, Vec<f64>) {

@@ -18,6 +18,20 @@ fn rosenbrock_by_hand_matches() {
 }
 
 #[test]
+fn rosenbrock_wrapped_matches() {
+    let x = rosenbrock_input(1000);
+    let (v, g) = value_and_gradients_function!(rosenbrock_wrapped)(&x);
+    let (vh, gh) = rosenbrock_by_hand(&x);
+    assert!((v - vh).abs() <= 1e-12 * v.abs());
+    assert_gradient_close(&g, &gh, 1e-12);
+    assert_gradient_close(
+        &g,
+        &autodiff::check::finite_difference(rosenbrock_wrapped, &x),
+        1e-6,
+    );
+}
+
+#[test]
 fn chain_by_hand_matches() {
     let (v, g) = value_and_gradients_function!(chain, params = ["x"])(0.5, 10_000);
     let (vh, gh) = chain_by_hand(0.5, 10_000);

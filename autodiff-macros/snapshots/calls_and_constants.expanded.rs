@@ -360,6 +360,26 @@ impl energy {
             __value
         }
     }
+    #[inline]
+    fn __seeded<T: Float>(
+        __v0: T,
+        __v1: T,
+        __v2: i32,
+        __dy: <T as ::autodiff::__private::Differentiable>::Tangent,
+    ) -> (
+        T,
+        (
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+            <T as ::autodiff::__private::Differentiable>::Tangent,
+            ::autodiff::__private::NoTangent,
+        ),
+    )
+    where
+        T: ::autodiff::__private::Real,
+    {
+        let (__value, __pullback) = Self::__vjp::<T>(__v0, __v1, __v2);
+        (__value, __pullback(__dy))
+    }
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,
     );

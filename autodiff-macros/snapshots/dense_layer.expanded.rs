@@ -412,6 +412,28 @@ impl dense {
             __value
         }
     }
+    #[inline]
+    fn __seeded<
+        '__autodiff_l0: '__autodiff_all,
+        '__autodiff_l1: '__autodiff_all,
+        '__autodiff_l2: '__autodiff_all,
+        '__autodiff_all,
+    >(
+        __v0: &'__autodiff_l0 Array2<f64>,
+        __v1: &'__autodiff_l1 Array2<f64>,
+        __v2: &'__autodiff_l2 Array1<f64>,
+        __dy: f64,
+    ) -> (
+        f64,
+        (
+            <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            <Array2<f64> as ::autodiff::__private::Differentiable>::Tangent,
+            <Array1<f64> as ::autodiff::__private::Differentiable>::Tangent,
+        ),
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (__value, __pullback(__dy))
+    }
     const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None

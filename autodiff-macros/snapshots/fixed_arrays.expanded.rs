@@ -466,6 +466,23 @@ impl cross_rotated {
             __value
         }
     }
+    #[inline]
+    fn __seeded<'__autodiff_l0>(
+        __v0: [f64; 2],
+        __v1: &'__autodiff_l0 [[f64; 2]; 2],
+        __v2: [f64; 3],
+        __dy: [f64; 3],
+    ) -> (
+        [f64; 3],
+        (
+            [f64; 2],
+            <[[f64; 2]; 2] as ::autodiff::__private::Differentiable>::Tangent,
+            [f64; 3],
+        ),
+    ) {
+        let (__value, __pullback) = Self::__vjp(__v0, __v1, __v2);
+        (__value, __pullback(__dy))
+    }
     const __FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
     const fn __forward_at(_: u32) -> ::core::option::Option<&'static str> {
         ::core::option::Option::None

@@ -322,6 +322,18 @@ impl Exp {
             __value
         }
     }
+    #[inline]
+    #[doc(hidden)]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub fn __autodiff_pdf_seeded<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+        __dy: f64,
+    ) -> (f64, (::autodiff::__private::NoTangent, f64)) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_pdf_vjp(__v0, __v1);
+        (__value, __pullback(__dy))
+    }
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
     pub const __autodiff_pdf_FORWARD: ::core::option::Option<&'static str> = ::core::option::Option::None;
@@ -848,6 +860,18 @@ impl Exp {
             }
             __value
         }
+    }
+    #[inline]
+    #[doc(hidden)]
+    #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+    pub fn __autodiff_ln_pdf_seeded<'__autodiff_l0>(
+        self: &'__autodiff_l0 Self,
+        __v1: f64,
+        __dy: f64,
+    ) -> (f64, (::autodiff::__private::NoTangent, f64)) {
+        let __v0 = self;
+        let (__value, __pullback) = Self::__autodiff_ln_pdf_vjp(__v0, __v1);
+        (__value, __pullback(__dy))
     }
     #[doc(hidden)]
     #[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]

@@ -281,7 +281,7 @@ pub fn call(
     }
     match what {
         // (a function whose sweeps are its `runtime::entry` impls: found by the traits)
-        Some(what @ ("vjp_into" | "vjp_reborrow" | "jvp")) => {
+        Some(what @ ("vjp_into" | "vjp_reborrow" | "jvp" | "seeded")) => {
             let path = companion_path(func, what);
             quote::quote_spanned!(span=> {
                 #[allow(unused_imports)]
@@ -867,21 +867,23 @@ pub fn companions(
     // forward loop (see `fuse`); otherwise the helpers call the pullback.
     let seed = quote!(<__S as #rt::select::ScalarOutputFor<#output>>::seed());
     let dy = format_ident!("__dy", span = Span::mixed_site());
+    let seeded_fn = |body: TokenStream| {
+        quote! {
+            #[inline]
+            #allow
+            #vis fn #seeded #gen_named (#(#decls,)* #dy: #out_tangent)
+                -> (#output, (#(#tangents,)*))
+                #where_named
+            {
+                #bind_receiver
+                #body
+            }
+        }
+    };
     let (value_and_gradients_call, seeded_item) = match seeded_fn_body {
         Some(body) => (
             quote!(let (__value, (#(#gnames,)*)) = #owner #seeded #turbofish(#(#vars,)* #seed);),
-            quote! {
-                #[inline]
-                #allow
-                #vis fn #seeded #gen_named (#(#decls,)* #dy: #out_tangent)
-                    -> (#output, (#(#tangents,)*))
-                    #where_named
-                {
-                    #bind_receiver
-                    #mention_primal
-                    #body
-                }
-            },
+            seeded_fn(quote!(#mention_primal #body)),
         ),
         None => (
             direct.unwrap_or_else(|| {
@@ -890,7 +892,16 @@ pub fn companions(
                     let (#(#gnames,)*) = __pullback(#seed);
                 }
             }),
-            quote!(),
+            // (a function whose sweeps are `runtime::entry` impls has this from
+            // `Entries{n}`; any other, its own: a function whose body is one call of it
+            // hands the call on to it, `fuse::tail`)
+            match in_trait {
+                true => quote!(),
+                false => seeded_fn(quote! {
+                    let (__value, __pullback) = #owner #vjp #turbofish(#(#vars),*);
+                    (__value, __pullback(#dy))
+                }),
+            },
         ),
     };
     // A free function of float and float-slice parameters: the runtime's entry points

@@ -3,7 +3,7 @@
 use crate::companions::{companion, companions, type_and_const_args, Place, Pullback};
 use crate::diag::Errors;
 use crate::emit::{reborrow_body, vjp_body, vjp_into_body};
-use crate::fuse::seeded_body;
+use crate::fuse::{seeded_body, tail_body};
 use crate::lower::lower;
 use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
@@ -258,7 +258,7 @@ pub(crate) fn try_expand(
                 },
                 // (a function writing through `&mut` parameters has no fused form)
                 (!sig.has_in_out())
-                    .then(|| seeded_body(&sig, &body))
+                    .then(|| seeded_body(&sig, &body).or_else(|| tail_body(&sig, &body)))
                     .flatten(),
             )
         }

@@ -195,6 +195,20 @@ fn trait_impl_methods() {
     );
 }
 
+/// A function whose body is one call of another: its fused gradient is the callee's
+/// (`fuse::tail`).
+#[test]
+fn tail_call() {
+    check(
+        "tail_call",
+        quote! {
+            fn rosenbrock(x: &[f64]) -> f64 {
+                rosenbrock_ab(x, 1.0, 100.0)
+            }
+        },
+    );
+}
+
 #[test]
 fn fixed_arrays() {
     check(

@@ -514,6 +514,20 @@ macro_rules! entries {
                 })
             }
 
+            /// The value and every gradient for the output's cotangent `dy`, as a fused
+            /// function's own `__seeded` returns them (a function with a fused sweep has
+            /// one, found first): here its forward sweep, then its pullback. What a function
+            /// whose body is one call of another hands the call on to (`fuse::tail`).
+            #[inline]
+            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+            fn __seeded<'a>(
+                $($a: <Self::$K as Kind>::Arg<'a>,)+
+                dy: <Self::Out as Differentiable>::Tangent,
+            ) -> (Self::Out, ($(<Self::$K as Kind>::Grad,)+)) {
+                let (value, pullback) = Self::__vjp($($a),+);
+                (value, pullback(dy))
+            }
+
             /// `vjp!`: the value and a pullback returning the gradients (one bare).
             #[inline]
             #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -703,6 +717,74 @@ jvp_entries!(Sig7, Forward7, JvpEntries7;
 jvp_entries!(Sig8, Forward8, JvpEntries8;
     (K0, a0, t0, z0, 0), (K1, a1, t1, z1, 1), (K2, a2, t2, z2, 2), (K3, a3, t3, z3, 3),
     (K4, a4, t4, z4, 4), (K5, a5, t5, z5, 5), (K6, a6, t6, z6, 6), (K7, a7, t7, z7, 7));
+
+/// A callee's gradient at the position a float parameter of its caller was handed to, as
+/// the parameter's gradient (a function whose body is one call hands the call on to the
+/// callee's `__seeded`): the gradient itself, or zero where the callee keeps that position
+/// constant (`#[no_grad]`).
+pub trait HandedScalar<T> {
+    /// The parameter's gradient.
+    fn handed(self) -> T;
+}
+
+impl<T: Real> HandedScalar<T> for T {
+    #[inline(always)]
+    fn handed(self) -> T {
+        self
+    }
+}
+
+impl<T: Real> HandedScalar<T> for NoTangent {
+    #[inline(always)]
+    fn handed(self) -> T {
+        T::zero()
+    }
+}
+
+/// [`HandedScalar`] for a float slice or `Vec` of `len` elements.
+pub trait HandedSequence<E> {
+    /// The parameter's gradient.
+    fn handed(self, len: usize) -> Vec<E>;
+}
+
+impl<E> HandedSequence<E> for Vec<E> {
+    #[inline(always)]
+    fn handed(self, _: usize) -> Vec<E> {
+        self
+    }
+}
+
+impl<E: Real> HandedSequence<E> for NoTangent {
+    #[inline(always)]
+    fn handed(self, len: usize) -> Vec<E> {
+        vec![E::zero(); len]
+    }
+}
+
+/// The gradient of a float parameter handed to a callee (see [`HandedScalar`]).
+///
+/// ```
+/// use autodiff_runtime::{entry::handed_scalar, NoTangent};
+/// assert_eq!(handed_scalar::<f64, _>(2.5), 2.5);
+/// assert_eq!(handed_scalar::<f64, _>(NoTangent), 0.0);
+/// ```
+#[inline(always)]
+pub fn handed_scalar<T, G: HandedScalar<T>>(gradient: G) -> T {
+    gradient.handed()
+}
+
+/// The gradient of a float sequence of `len` elements handed to a callee (see
+/// [`HandedScalar`]).
+///
+/// ```
+/// use autodiff_runtime::{entry::handed_sequence, NoTangent};
+/// assert_eq!(handed_sequence::<f64, _>(3, vec![1.0, 2.0, 3.0]), [1.0, 2.0, 3.0]);
+/// assert_eq!(handed_sequence::<f64, _>(2, NoTangent), [0.0, 0.0]);
+/// ```
+#[inline(always)]
+pub fn handed_sequence<E, G: HandedSequence<E>>(len: usize, gradient: G) -> Vec<E> {
+    gradient.handed(len)
+}
 
 /// Every trait of this module, in scope without a name: generated code that calls a
 /// function's `__vjp_into`, `__vjp_reborrow` or `__jvp`, or reaches its helpers' entry

@@ -21,8 +21,10 @@
 //! slice programs with helpers taking `&[f64]` (called with whole slices and sub-slices of
 //! every range form), local sub-slices, `&mut [f64]` helpers (in place, accumulating,
 //! passing their buffer on, with or without a return value) on `let mut` buffers and on
-//! the caller's `&mut` parameter, and fixed-size arrays; and, for about one function in
-//! six, a `params = [...]` selection checked against the finite differences of only the
+//! the caller's `&mut` parameter, and fixed-size arrays; wrappers (about one function in
+//! sixteen: one call of an earlier function, some of its parameters given constants, the
+//! rest in another order); and, for about one function in six, a `params = [...]`
+//! selection checked against the finite differences of only the
 //! selected parameters ([`feature_counts`] counts them).
 //! Values are kept bounded (squashing with `tanh`/`sin`, safe divisors, exponentials of
 //! bounded arguments) so that finite differences are accurate.
@@ -34,8 +36,8 @@
 //! The modules: [`Rng`] (`rng`); the expression tree (`expr`); a function as data, its
 //! source text and the minimizer's edits ([`Func`], `program`); the generators of scalar
 //! functions (`scalar`, with its expressions, statements and control flow), of ndarray
-//! programs (`arrays`), of reduction loops (`reductions`) and of slice programs with their
-//! helpers and of `params` selections (`slices`); the text of generated
+//! programs (`arrays`), of reduction loops (`reductions`), of slice programs with their
+//! helpers and of `params` selections (`slices`), and of wrappers (`wrappers`); the text of generated
 //! modules ([`render_test_file`], `render`).
 #![forbid(unsafe_code)]
 // `*self.rng.pick(&[..])` picks a `&str` out of a slice of them; without the `*` the
@@ -50,6 +52,7 @@ mod render;
 mod rng;
 mod scalar;
 mod slices;
+mod wrappers;
 
 pub use program::{called_functions, Func, Node, Param, Stmt};
 pub use render::{render_module_body, render_test_file, Rendered, ALLOWED_LINTS, HARNESS};
@@ -57,7 +60,7 @@ pub use rng::Rng;
 pub use slices::feature_counts;
 
 /// The seed of the checked-in `tests/random_programs/programs.rs`.
-pub const TEST_SEED: u64 = 690;
+pub const TEST_SEED: u64 = 775;
 /// How many functions the checked-in test file holds.
 pub const TEST_COUNT: usize = 200;
 /// The command that rewrites the checked-in test file (run from the workspace root).
@@ -71,7 +74,13 @@ pub fn generate_functions(seed: u64, count: usize) -> Vec<Func> {
     for index in 0..count {
         // one function in eight is an array program, one in eight a reduction loop, one in
         // five a slice program
-        let mut f = if rng.chance(0.125) {
+        let wrapper = match rng.chance(1.0 / 16.0) {
+            true => wrappers::gen_wrapper(&mut rng, index, &funcs),
+            false => None,
+        };
+        let mut f = if let Some(w) = wrapper {
+            w
+        } else if rng.chance(0.125) {
             arrays::gen_array_function(&mut rng, index)
         } else if rng.chance(1.0 / 7.0) {
             reductions::gen_reduction_function(&mut rng, index)
@@ -132,9 +141,10 @@ mod tests {
     fn calls_only_go_to_earlier_scalar_functions() {
         let funcs = generate_functions(3, 300);
         for f in &funcs {
+            let wrapper = f.features.contains("wrapper: one call handed on");
             for j in f.callees() {
                 assert!(j < f.index, "p{} calls p{j}", f.index);
-                assert!(funcs[j].callable());
+                assert!(wrapper || funcs[j].callable());
             }
         }
     }

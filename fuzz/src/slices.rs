@@ -171,6 +171,8 @@ const FEATURES: &[&str] = &[
     "core::array::from_fn",
     "argmax pair: enumerate().max_by(..)",
     "a local holding a reference to an element",
+    "wrapper: one call handed on",
+    "wrapper: constants for some parameters",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how

@@ -391,4 +391,6 @@ pub fn plan(body: &Body) -> Option<Plan> {
     })
 }
 pub mod emit;
+pub mod tail;
 pub use emit::seeded_body;
+pub use tail::tail_body;
