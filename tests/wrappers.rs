@@ -366,3 +366,92 @@ fn a_second_order_wrapper() {
     let by_hand: Vec<f64> = x.iter().map(|x| 2.0 * x * x * x).collect();
     close("gradient", &g, &by_hand, 1e-15);
 }
+
+/// A log-likelihood, and the wrappers an optimiser is handed: its negative, scaled by the
+/// number of observations, shifted by a constant.
+#[differentiable]
+fn log_likelihood(mu: &[f64], #[no_grad] data: &[f64], sigma: f64) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..data.len() {
+        let z = (data[i] - mu[i % mu.len()]) / sigma;
+        sum += -0.5 * z * z - sigma.ln();
+    }
+    sum
+}
+
+#[differentiable]
+fn negative_log_likelihood(mu: &[f64], #[no_grad] data: &[f64]) -> f64 {
+    -log_likelihood(mu, data, 0.7)
+}
+
+#[differentiable]
+fn mean_negative_log_likelihood(mu: &[f64], #[no_grad] data: &[f64], n: usize) -> f64 {
+    -log_likelihood(mu, data, 0.7) / n as f64 + 3.0
+}
+
+#[differentiable]
+fn half_log_likelihood(mu: &[f64], #[no_grad] data: &[f64]) -> f64 {
+    1.0 - 0.5 * log_likelihood(mu, data, 0.7)
+}
+
+#[test]
+fn wrappers_scaling_and_shifting_the_result() {
+    let mu = input(4);
+    let data: Vec<f64> = (0..13).map(|i| (i as f64 * 0.53).cos()).collect();
+    // ∂/∂mu of the log-likelihood, by hand
+    let mut by_hand = vec![0.0; 4];
+    for (i, d) in data.iter().enumerate() {
+        by_hand[i % 4] += (d - mu[i % 4]) / (0.7 * 0.7);
+    }
+    let (g_ll, _) = gradients_function!(log_likelihood, params = ["mu", "sigma"])(&mu, &data, 0.7);
+    close("log-likelihood", &g_ll, &by_hand, 1e-13);
+
+    let (value, g) = value_and_gradients_function!(negative_log_likelihood)(&mu, &data);
+    assert_eq!(
+        value.to_bits(),
+        negative_log_likelihood(&mu, &data).to_bits()
+    );
+    let minus: Vec<f64> = by_hand.iter().map(|g| -g).collect();
+    close("negative", &g, &minus, 1e-13);
+    // the callee's gradient for the cotangent −1: its own, negated, bit for bit
+    let negated: Vec<f64> = g_ll.iter().map(|g| -g).collect();
+    assert_eq!(bits(&g), bits(&negated));
+
+    let (value, g) = value_and_gradients_function!(mean_negative_log_likelihood)(&mu, &data, 13);
+    assert_eq!(
+        value.to_bits(),
+        mean_negative_log_likelihood(&mu, &data, 13).to_bits()
+    );
+    let mean: Vec<f64> = by_hand.iter().map(|g| -g / 13.0).collect();
+    close("mean", &g, &mean, 1e-13);
+    let numeric = finite_difference(|m| mean_negative_log_likelihood(m, &data, 13), &mu);
+    close("mean: finite differences", &g, &numeric, 1e-7);
+
+    let g = gradients_function!(half_log_likelihood)(&mu, &data);
+    let half: Vec<f64> = by_hand.iter().map(|g| -0.5 * g).collect();
+    close("half", &g, &half, 1e-13);
+    let (_, pullback) = vjp!(half_log_likelihood)(&mu, &data);
+    close("half: vjp!", &pullback(1.0), &half, 1e-13);
+}
+
+/// The negated Rosenbrock function, generic: its Hessian is the negated Hessian.
+#[differentiable]
+fn negated_rosenbrock<T: Float>(x: &[T]) -> T {
+    -rosenbrock(x)
+}
+
+#[test]
+fn a_negating_wrapper_keeps_its_second_order() {
+    let x = input(9);
+    let v: Vec<f64> = (0..9).map(|i| (i as f64 * 0.3).sin()).collect();
+    let hv = hvp!(negated_rosenbrock)(&x, &v);
+    let minus: Vec<f64> = hvp!(rosenbrock)(&x, &v).iter().map(|h| -h).collect();
+    // (equal values: a zero's sign may differ, `−(0 + 0)` against `(−0) + (−0)`…)
+    assert_eq!(hv, minus);
+    let g = gradients_function!(negated_rosenbrock::<f64>)(&x);
+    let minus: Vec<f64> = rosenbrock_ab_gradient(&x, 1.0, 100.0)
+        .iter()
+        .map(|g| -g)
+        .collect();
+    close("gradient", &g, &minus, 1e-12);
+}

@@ -147,15 +147,12 @@ impl rosenbrock {
     ) -> (f64, (::std::vec::Vec<f64>,)) {
         let _ = rosenbrock;
         let __len0 = __v0.len();
-        let (__value, __gradients) = {
+        let (__v1, __gradients) = {
             #[allow(unused_imports)]
             use ::autodiff::__private::entry::traits::*;
             rosenbrock_ab::__seeded(__v0, (1.0), (100.0), __dy)
         };
-        (
-            __value,
-            (::autodiff::__private::entry::handed_sequence(__len0, __gradients.0),),
-        )
+        (__v1, (::autodiff::__private::entry::handed_sequence(__len0, __gradients.0),))
     }
     const __FORWARD: ::core::option::Option<&'static str> = Self::__forward_at(
         ::autodiff::__private::forward::CALL_DEPTH,

@@ -173,6 +173,7 @@ const FEATURES: &[&str] = &[
     "a local holding a reference to an element",
     "wrapper: one call handed on",
     "wrapper: constants for some parameters",
+    "wrapper: its result negated, scaled or shifted",
 ];
 
 /// The constructs the slice programs (and the `params` selections) exercise, each with how

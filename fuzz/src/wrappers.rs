@@ -1,8 +1,9 @@
 //! Random wrappers: a function whose body is one call of an earlier function, its
-//! parameters the callee's (some left out for constants, the rest in another order), the
-//! way published code gives a general function its usual constants. Their gradients hand
-//! the call on to the callee's (`fuse::tail` in the macro crate): the callee's fused sweep
-//! for a reduction loop, its forward sweep and pullback otherwise.
+//! parameters the callee's (some left out for constants, the rest in another order), its
+//! result returned as it is or negated, scaled or shifted — the way published code gives a
+//! general function its usual constants, or an optimiser its negative log-likelihood.
+//! Their gradients hand the call on to the callee's (`fuse::tail` in the macro crate): the
+//! callee's fused sweep for a reduction loop, its forward sweep and pullback otherwise.
 
 use crate::program::{Func, Param};
 use crate::rng::Rng;
@@ -63,11 +64,22 @@ pub(crate) fn gen_wrapper(rng: &mut Rng, index: usize, previous: &[Func]) -> Opt
     if constants > 0 {
         features.insert("wrapper: constants for some parameters");
     }
+    // the result as it is, or negated, scaled, shifted
+    let call = format!("p{}({})", callee.index, args.join(", "));
+    let ret = match rng.below(6) {
+        0 => format!("-{call}"),
+        1 => format!("0.5 * {call}"),
+        2 => format!("{call} / 3.0 + 0.25"),
+        _ => call,
+    };
+    if !ret.starts_with('p') {
+        features.insert("wrapper: its result negated, scaled or shifted");
+    }
     Some(Func {
         index,
         params,
         body: Vec::new(),
-        ret: format!("p{}({})", callee.index, args.join(", ")),
+        ret,
         point_seed: rng.next_u64(),
         mag: callee.mag,
         cost: callee.cost,
