@@ -455,3 +455,53 @@ fn a_negating_wrapper_keeps_its_second_order() {
         .collect();
     close("gradient", &g, &minus, 1e-12);
 }
+
+/// The mean over the slice's length, with the callee named with its float type.
+#[differentiable]
+fn mean_rosenbrock(x: &[f64]) -> f64 {
+    rosenbrock_ab::<f64>(x, 1.0, 100.0) / x.len() as f64
+}
+
+trait Density {
+    fn log_density(&self, x: &[f64]) -> f64;
+}
+
+struct Quadratic;
+
+#[differentiable]
+impl Density for Quadratic {
+    /// A trait method handing its argument on.
+    fn log_density(&self, x: &[f64]) -> f64 {
+        -weighted_squares(x, &[1.0, 2.0, 3.0], 0.5)
+    }
+}
+
+/// A free function handing its argument on to a trait method by its path.
+#[differentiable]
+fn quadratic_density(#[no_grad] q: &Quadratic, x: &[f64]) -> f64 {
+    <Quadratic as Density>::log_density(q, x)
+}
+
+#[test]
+fn wrappers_with_paths_and_lengths() {
+    let x = input(6);
+    let g = gradients_function!(mean_rosenbrock)(&x);
+    let by_hand: Vec<f64> = rosenbrock_ab_gradient(&x, 1.0, 100.0)
+        .iter()
+        .map(|g| g / 6.0)
+        .collect();
+    close("mean", &g, &by_hand, 1e-12);
+    close(
+        "mean: finite differences",
+        &g,
+        &finite_difference(mean_rosenbrock, &x),
+        1e-7,
+    );
+
+    let x = input(3);
+    let by_hand: Vec<f64> = x.iter().zip([1.0, 2.0, 3.0]).map(|(x, w)| -w * x).collect();
+    let g = gradients_function!(Quadratic::log_density)(&Quadratic, &x);
+    close("trait method", &g, &by_hand, 1e-15);
+    let g = gradients_function!(quadratic_density)(&Quadratic, &x);
+    close("through the trait method's path", &g, &by_hand, 1e-15);
+}

@@ -47,6 +47,9 @@ macro_rules! program {
         fn $name($($params)*) -> f64 { $($body)* }
 
         #[cfg_attr(test, test)]
+        // (the closure of an `hvp!` the attribute refuses returns `!`, whose `Flat` is the
+        // fallback `()`'s: never called, see `hvp_closure!`)
+        #[allow(dependency_on_unit_never_type_fallback)]
         pub fn $check() {
             let checked = crate::harness::check(
                 stringify!($name),
@@ -104,10 +107,12 @@ macro_rules! program {
 
 /// `hvp!`'s closure with flat vectors and result, for a function marked
 /// `#[differentiable(second_order)]` (the vectors passed as `jvp!`'s tangents are); `None`
-/// for the others.
+/// for the others, and for one whose copy generic over the float type the attribute
+/// refuses (`__HVP`, its reason: `hvp!` would be a compile error, skipped here at run time
+/// as `jvp!`'s is).
 macro_rules! hvp_closure {
     ([differentiable(second_order)] $name:ident, $p:ident, [$($params:tt)*] [$($arg:expr),*]) => {
-        Some(&|$p: &[f64], __vector: &[f64]| {
+        $name::__HVP.is_none().then_some(&|$p: &[f64], __vector: &[f64]| {
             crate::harness::Flat::flat(tangent_call!(
                 $name::__hvp_function(), $p, __vector, [] [] [$($params)*] [$($arg),*]
             ))
@@ -511,6 +516,13 @@ pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 pub trait Flat {
     /// The elements, in order.
     fn flat(self) -> Vec<f64>;
+}
+
+/// What the closure of a refused `hvp!` returns (never called).
+impl Flat for () {
+    fn flat(self) -> Vec<f64> {
+        Vec::new()
+    }
 }
 
 impl Flat for f64 {

@@ -218,28 +218,37 @@ fn after_the_call<'a>(
 }
 
 /// Whether code kept as written calls nothing: no call (a parenthesis after a name or a
-/// turbofish), no method call or field (`.`), no macro (`!`).
+/// turbofish), no method call or field (`.`) but a length (`.len()`), no macro (`!`).
 fn calls_nothing(tokens: TokenStream) -> bool {
     use proc_macro2::{Delimiter, TokenTree};
-    let mut previous: Option<TokenTree> = None;
-    for tt in tokens {
-        let ok = match &tt {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        let ok = match &tokens[i] {
             TokenTree::Group(g) => {
                 let called = g.delimiter() == Delimiter::Parenthesis
-                    && match &previous {
+                    && match i.checked_sub(1).map(|p| &tokens[p]) {
                         Some(TokenTree::Ident(_)) => true,
                         Some(TokenTree::Punct(p)) => p.as_char() == '>',
                         _ => false,
                     };
                 !called && calls_nothing(g.stream())
             }
-            TokenTree::Punct(p) => !matches!(p.as_char(), '!' | '.' | ';'),
+            TokenTree::Punct(p) if p.as_char() == '.' => {
+                let length = matches!(tokens.get(i + 1), Some(TokenTree::Ident(m)) if m == "len")
+                    && matches!(tokens.get(i + 2), Some(TokenTree::Group(g))
+                        if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
+                // (past the name and its empty parentheses)
+                i += 2 * usize::from(length);
+                length
+            }
+            TokenTree::Punct(p) => !matches!(p.as_char(), '!' | ';'),
             _ => true,
         };
         if !ok {
             return false;
         }
-        previous = Some(tt);
+        i += 1;
     }
     true
 }
