@@ -505,3 +505,30 @@ fn wrappers_with_paths_and_lengths() {
     let g = gradients_function!(quadratic_density)(&Quadratic, &x);
     close("through the trait method's path", &g, &by_hand, 1e-15);
 }
+
+#[test]
+fn a_wrappers_other_helpers() {
+    // a selection
+    let (y, x) = (0.3, 1.2);
+    let dx = gradients_function!(bump_swapped, params = ["x"])(y, x);
+    let (gx, _) = gradients_function!(bump)(x, y, 3);
+    assert_eq!(dx.to_bits(), gx.to_bits());
+    // into the caller's buffer (the pullback)
+    let x = input(10);
+    let mut buffer = vec![1.0; 10];
+    let value = accumulate_gradients!(rosenbrock_f64)(&x, &mut buffer);
+    assert_eq!(value.to_bits(), rosenbrock_f64(&x).to_bits());
+    let plus_one: Vec<f64> = rosenbrock_ab_gradient(&x, 1.0, 100.0)
+        .iter()
+        .map(|g| g + 1.0)
+        .collect();
+    close("accumulated", &buffer, &plus_one, 1e-12);
+    // the implicit mode, a variable read in a closure calling the wrapper
+    let w = Variable::new(0.3);
+    let f = differentiable_closure!(|x: f64| softplus::<f64>(w * x));
+    let (value, grads) = implicit_value_and_gradients(&f)(2.0);
+    assert_eq!(value.to_bits(), softplus(0.3 * 2.0_f64).to_bits());
+    let logistic = 1.0 / (1.0 + (-0.6_f64).exp());
+    let dw = grads.get(&w).expect("w is read");
+    assert!((dw - 2.0 * logistic).abs() < 1e-15, "{dw}");
+}

@@ -195,3 +195,23 @@ second_order!(
     cubes,
     f64
 );
+
+/// A wrapper of a function the caller names, at a scale the caller gives: its gradient is
+/// the callee's, handed on.
+macro_rules! negated {
+    ($(#[$doc:meta])* $name:ident, $callee:ident, $scale:expr) => {
+        $(#[$doc])*
+        #[differentiable]
+        #[must_use]
+        pub fn $name(xs: &[f64]) -> f64 {
+            -$callee(xs, $scale)
+        }
+    };
+}
+
+negated!(
+    /// `−weighted_sines(xs, 0.75)`.
+    negated_sines,
+    weighted_sines,
+    0.75
+);

@@ -3,8 +3,8 @@
 
 use autodiff::prelude::*;
 use autodiff_hygiene::{
-    Dense, Model, cubes, dense_loss, everything, fused_stencil, looks_generated, sines_f32,
-    sines_f64, weighted_sines,
+    Dense, Model, cubes, dense_loss, everything, fused_stencil, looks_generated, negated_sines,
+    sines_f32, sines_f64, weighted_sines,
 };
 
 #[test]
@@ -125,4 +125,16 @@ fn types_a_macro_is_handed() {
     for ((h, x), vi) in hv.iter().zip(&xs).zip(&v) {
         assert!((h - 6.0 * x * vi).abs() < 1e-14);
     }
+}
+
+#[test]
+fn a_wrapper_a_macro_writes() {
+    let xs = [0.5, -1.0, 2.0];
+    let g = gradients_function!(negated_sines)(&xs);
+    let (gx, _) = gradients_function!(weighted_sines)(&xs, 0.75);
+    for (a, b) in g.iter().zip(&gx) {
+        assert_eq!(a.to_bits(), (-b).to_bits());
+    }
+    let value = value_and_gradients_function!(negated_sines)(&xs).0;
+    assert_eq!(value.to_bits(), negated_sines(&xs).to_bits());
 }
