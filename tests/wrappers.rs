@@ -532,3 +532,33 @@ fn a_wrappers_other_helpers() {
     let dw = grads.get(&w).expect("w is read");
     assert!((dw - 2.0 * logistic).abs() < 1e-15, "{dw}");
 }
+
+/// A function with a hand-written rule (its `__seeded`: its rule's pullback at once).
+#[differentiable(vjp = log_add_exp_rule)]
+fn log_add_exp(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    m + ((a - m).exp() + (b - m).exp()).ln()
+}
+
+fn log_add_exp_rule(a: f64, b: f64) -> (f64, impl FnOnce(f64) -> (f64, f64)) {
+    let value = log_add_exp(a, b);
+    let (wa, wb) = ((a - value).exp(), (b - value).exp());
+    (value, move |dy| (dy * wa, dy * wb))
+}
+
+/// Its wrapper, halved.
+#[differentiable]
+fn half_softplus(a: f64) -> f64 {
+    0.5 * log_add_exp(a, 0.0)
+}
+
+#[test]
+fn a_wrapper_of_a_function_with_a_rule() {
+    for a in [-2.0, 0.3, 4.0] {
+        let g = gradients_function!(half_softplus)(a);
+        let by_hand = 0.5 / (1.0 + (-a).exp());
+        assert!((g - by_hand).abs() < 1e-15, "{g} against {by_hand}");
+        let (ga, _) = gradients_function!(log_add_exp)(a, 0.0);
+        assert_eq!(g.to_bits(), (0.5 * ga).to_bits());
+    }
+}
