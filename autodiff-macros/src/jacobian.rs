@@ -27,26 +27,18 @@
 use crate::companions::{companion, companion_path, lint_allows_if, rt};
 use crate::helpers::HelperInput;
 use crate::ir::VarId;
-use crate::signature::{tangent_type, Signature};
+use crate::signature::{is_float_of, tangent_type, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-
-/// Whether the type is a float: `f32`, `f64` or one of the function's float type
-/// parameters.
-fn is_float(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
-    crate::signature::is_float(ty)
-        || matches!(ty, syn::Type::Path(p) if p.qself.is_none()
-            && floats.iter().any(|t| p.path.is_ident(t)))
-}
 
 /// The output kinds `jacobian!` takes rows of: a float, `Vec<F>`, `[F; M]`, `Array1<F>`.
 fn rows_output(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
     match ty {
         syn::Type::Paren(p) => rows_output(&p.elem, floats),
         syn::Type::Group(g) => rows_output(&g.elem, floats),
-        syn::Type::Array(a) => is_float(&a.elem, floats),
+        syn::Type::Array(a) => is_float_of(&a.elem, floats),
         syn::Type::Path(p) if p.qself.is_none() => {
-            if is_float(ty, floats) {
+            if is_float_of(ty, floats) {
                 return true;
             }
             let Some(last) = p.path.segments.last() else {
@@ -61,7 +53,7 @@ fn rows_output(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
             });
             (last.ident == "Vec" || last.ident == "Array1")
                 && a.args.len() == 1
-                && elem.is_some_and(|e| is_float(e, floats))
+                && elem.is_some_and(|e| is_float_of(e, floats))
         }
         _ => false,
     }
@@ -163,7 +155,7 @@ pub fn companions(
         .iter()
         .zip(&vars)
         .map(|(p, v)| {
-            if is_float(&p.ty, &[]) {
+            if is_float_of(&p.ty, &[]) {
                 quote!(#v)
             } else if borrows(&p.ty) {
                 quote!(::core::clone::Clone::clone(&#v))
@@ -244,7 +236,7 @@ pub fn companions(
 ///
 /// [`Unit`]: ../../autodiff_runtime/forward/trait.Unit.html
 fn forward_columns_type(ty: &syn::Type) -> bool {
-    let float = |t: &syn::Type| is_float(t, &[]);
+    let float = |t: &syn::Type| is_float_of(t, &[]);
     let first_arg_float = |p: &syn::TypePath| {
         p.path
             .segments
@@ -293,7 +285,7 @@ fn forward_columns(
     let diff = sig.differentiable_positions();
     // (a float output has one row: a column per element would never be fewer sweeps)
     let eligible = !sig.is_method
-        && !is_float(&sig.output, &[])
+        && !is_float_of(&sig.output, &[])
         && sig.generics.type_params().next().is_none()
         && diff
             .iter()
@@ -328,7 +320,7 @@ fn forward_columns(
     // its `ArgTangent`, with no probing)
     let zero_of = |i: usize| {
         let (ty, v) = (&sig.params[i].ty, &vars[i]);
-        if is_float(ty, &[]) {
+        if is_float_of(ty, &[]) {
             quote!((0.0 as #ty))
         } else {
             quote!(#rt::forward::ArgTangent::zero_arg(&#v))
@@ -338,7 +330,7 @@ fn forward_columns(
         let unit_zero = zero_of(k);
         let other_zeros = diff
             .iter()
-            .filter(|&&i| i != k && !is_float(&sig.params[i].ty, &[]))
+            .filter(|&&i| i != k && !is_float_of(&sig.params[i].ty, &[]))
             .map(|&i| {
                 let (z, zero) = (&zeros[i], zero_of(i));
                 quote!(let #z = #zero;)
@@ -349,7 +341,7 @@ fn forward_columns(
             if !p.differentiable {
                 return quote!(let #tv = #rt::NoTangent;);
             }
-            if is_float(&p.ty, &[]) {
+            if is_float_of(&p.ty, &[]) {
                 let ty = &p.ty;
                 return if i == k {
                     quote!(let #tv: #ty = *#unit;)

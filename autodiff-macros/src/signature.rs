@@ -677,6 +677,13 @@ pub fn is_float(ty: &syn::Type) -> bool {
         && p.path.get_ident().is_some_and(|i| prims::is_float_type_name(&i.to_string())))
 }
 
+/// Whether the type is a float: `f32`, `f64` or one of the float type parameters `floats`.
+pub fn is_float_of(ty: &syn::Type, floats: &[syn::Ident]) -> bool {
+    is_float(ty)
+        || matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+            && floats.iter().any(|t| p.path.is_ident(t)))
+}
+
 /// The tangent type of a value of type `ty`.
 pub fn tangent_type(ty: &syn::Type) -> TokenStream {
     let key = tangent_key(ty);

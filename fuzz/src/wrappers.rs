@@ -33,11 +33,10 @@ pub(crate) fn gen_wrapper(rng: &mut Rng, index: usize, previous: &[Func]) -> Opt
     let mut constants = 0;
     for p in &callee.params {
         match p {
-            Param::Scalar(n) if rng.chance(0.3) => {
+            Param::Scalar(_) if rng.chance(0.3) => {
                 let c = [0.75, -0.5, 1.25, 0.3][rng.below(4)];
                 args.push(format!("{c:?}"));
                 constants += 1;
-                let _ = n;
             }
             Param::Count(_, value) if rng.chance(0.5) => {
                 args.push(value.to_string());

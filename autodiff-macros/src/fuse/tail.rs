@@ -67,9 +67,7 @@ pub fn tail_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
             positions.push(None);
             continue;
         }
-        let scalar = crate::signature::is_float(&p.ty)
-            || matches!(&p.ty, syn::Type::Path(t) if t.qself.is_none()
-                && sig.type_params.iter().any(|f| t.path.is_ident(f)));
+        let scalar = crate::signature::is_float_of(&p.ty, &sig.type_params);
         if p.in_out || p.mutable || !(scalar || p.shadow.is_some()) {
             return None;
         }
