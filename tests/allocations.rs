@@ -287,19 +287,37 @@ fn rosenbrock_generic<T: Float>(x: &[T]) -> T {
     sum
 }
 
-/// A Hessian-vector product lends its dual buffers (the arguments and the gradient, each
-/// as long as the parameter) to the thread's next one: from the second call on, the only
-/// buffer allocated is the product returned.
+/// [`rosenbrock_generic`] with its slice also named another way (`x.first()`): its
+/// Hessian-vector product runs on buffers of dual numbers, not the split sweep.
+// (`first()` names the slice as something other than an indexed read, on purpose)
+#[allow(clippy::unnecessary_first_then_check)]
+#[differentiable]
+fn rosenbrock_dual_buffers<T: Float>(x: &[T]) -> T {
+    let _named = x.first().is_some();
+    let hundred = T::from(100.0).unwrap();
+    let mut sum = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = T::one() - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum = sum + a * a + hundred * b * b;
+    }
+    sum
+}
+
+/// A Hessian-vector product on buffers of dual numbers lends them (the arguments and the
+/// gradient, each as long as the parameter) to the thread's next one: from the second call
+/// on, the only buffer allocated is the product returned. The split sweep allocates that
+/// buffer only, from the first call.
 #[test]
 fn hessian_vector_products_reuse_their_dual_buffers() {
     let n = 10_000;
     let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 0.5).collect();
     let v: Vec<f64> = (0..n).map(|i| ((i % 7) as f64 - 3.0) * 0.25).collect();
-    let hvp = hvp!(rosenbrock_generic);
-    let (_, first_bytes, first) = measure(|| hvp(&x, &v));
-    let (count, bytes, second) = measure(|| hvp(&x, &v));
-    assert_eq!(first, second, "the same product from reused buffers");
     let product = n * std::mem::size_of::<f64>();
+    let buffers = hvp!(rosenbrock_dual_buffers);
+    let (_, first_bytes, first) = measure(|| buffers(&x, &v));
+    let (count, bytes, second) = measure(|| buffers(&x, &v));
+    assert_eq!(first, second, "the same product from reused buffers");
     assert!(
         first_bytes >= product + 2 * n * 2 * std::mem::size_of::<f64>(),
         "the first call allocates the dual buffers: {first_bytes} bytes"
@@ -308,6 +326,15 @@ fn hessian_vector_products_reuse_their_dual_buffers() {
         bytes < product + 1024,
         "{bytes} bytes in {count} allocations for a product of {product} bytes"
     );
+    let split = hvp!(rosenbrock_generic);
+    for _ in 0..2 {
+        let (count, bytes, product_split) = measure(|| split(&x, &v));
+        assert_eq!(product_split, second, "the split sweep: the same bits");
+        assert!(
+            count == 1 && bytes == product,
+            "the split sweep: {bytes} bytes in {count} allocations for a product of {product} bytes"
+        );
+    }
     // the product itself, against the closed form of the tridiagonal Hessian
     for i in 0..n {
         let mut expected = 0.0;

@@ -432,3 +432,176 @@ fn methods_generic_over_their_float_type() {
     }
     assert_eq!(hessian!(Problem::scaled, params = ["k"])(&p, &x, k), 0.0);
 }
+
+// The split sweep (`__seeded_split`): a slice parameter the fused gradient only indexes is
+// read as `Dual::new(x[i], v[i])` from the argument and the vector, its gradient holds the
+// tangents. Each function below has a twin that differs by one constant statement naming
+// the slice another way (`x.first()`), which keeps the twin on the buffer of dual numbers:
+// the products must have the same bits, and match differences of the gradient.
+
+/// Reads before the loop and in it (at `i`, `i + 1` and `n − 1 − i`), in a branch; a
+/// scalar and a second slice beside.
+#[differentiable]
+fn split_reads<T: Float + FromPrimitive>(x: &[T], y: &[T], s: T) -> T {
+    let n = x.len();
+    let first = x[0] * y[0];
+    let last = x[n - 1];
+    let mut sum = first * last + s * s * last;
+    for i in 0..n - 1 {
+        let a = x[i] - s * y[i];
+        let b = x[i + 1] * x[n - 1 - i];
+        let t = if a > T::zero() {
+            a * a * b
+        } else {
+            (a * b).sin()
+        };
+        sum = sum + t + y[i + 1] * b.cos();
+    }
+    sum
+}
+
+/// [`split_reads`] with `x.first()` read: its `hvp!` runs on buffers of dual numbers.
+// (`first()` names the slice as something other than an indexed read, on purpose)
+#[allow(clippy::unnecessary_first_then_check)]
+#[differentiable]
+fn split_reads_twin<T: Float + FromPrimitive>(x: &[T], y: &[T], s: T) -> T {
+    let _named = x.first().is_some() && y.first().is_some();
+    let n = x.len();
+    let first = x[0] * y[0];
+    let last = x[n - 1];
+    let mut sum = first * last + s * s * last;
+    for i in 0..n - 1 {
+        let a = x[i] - s * y[i];
+        let b = x[i + 1] * x[n - 1 - i];
+        let t = if a > T::zero() {
+            a * a * b
+        } else {
+            (a * b).sin()
+        };
+        sum = sum + t + y[i + 1] * b.cos();
+    }
+    sum
+}
+
+fn split_inputs(n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let x = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();
+    let y = (0..n).map(|i| 0.3 + (i as f64 * 0.4).cos()).collect();
+    let vx = (0..n).map(|i| 1.0 - 0.1 * i as f64).collect();
+    let vy = (0..n).map(|i| (i as f64 * 1.3).sin()).collect();
+    (x, y, vx, vy)
+}
+
+#[test]
+fn split_sweep_has_the_dual_buffers_bits_and_the_gradients_differences() {
+    let grad = gradients_function!(split_reads);
+    for n in [2, 3, 7, 40] {
+        let (x, y, vx, vy) = split_inputs(n);
+        let (s, vs) = (0.6, -0.8);
+        let (hx, hy, hs) = hvp!(split_reads)(&x[..], &y[..], s, &vx[..], &vy[..], vs);
+        let (tx, ty, ts) = hvp!(split_reads_twin)(&x[..], &y[..], s, &vx[..], &vy[..], vs);
+        assert_eq!(
+            (&hx, &hy, hs.to_bits()),
+            (&tx, &ty, ts.to_bits()),
+            "n = {n}"
+        );
+        // central differences of the gradient along (vx, vy, vs)
+        let e = 1e-6;
+        let at = |k: f64| {
+            let xs: Vec<f64> = x.iter().zip(&vx).map(|(a, b)| a + k * e * b).collect();
+            let ys: Vec<f64> = y.iter().zip(&vy).map(|(a, b)| a + k * e * b).collect();
+            grad(&xs[..], &ys[..], s + k * e * vs)
+        };
+        let ((px, py, ps), (mx, my, ms)) = (at(1.0), at(-1.0));
+        for i in 0..n {
+            assert!(
+                close(hx[i], (px[i] - mx[i]) / (2.0 * e), 1e-6),
+                "x {i}, n = {n}"
+            );
+            assert!(
+                close(hy[i], (py[i] - my[i]) / (2.0 * e), 1e-6),
+                "y {i}, n = {n}"
+            );
+        }
+        assert!(close(hs, (ps - ms) / (2.0 * e), 1e-6), "s, n = {n}");
+    }
+}
+
+#[test]
+fn split_sweep_with_params_and_in_f32() {
+    let (x, y, vx, vy) = split_inputs(9);
+    // one slice selected: the other's vector is zero
+    let hx = hvp!(split_reads, params = ["x"])(&x[..], &y[..], 0.6, &vx[..]);
+    let tx = hvp!(split_reads_twin, params = ["x"])(&x[..], &y[..], 0.6, &vx[..]);
+    assert_eq!(hx, tx);
+    let (hy, hs) = hvp!(split_reads, params = ["y", "s"])(&x[..], &y[..], 0.6, &vy[..], 1.0);
+    let (ty, ts) = hvp!(split_reads_twin, params = ["y", "s"])(&x[..], &y[..], 0.6, &vy[..], 1.0);
+    assert_eq!((hy, hs.to_bits()), (ty, ts.to_bits()));
+    // `hessian!` fills its columns through the split sweep
+    let h = hessian!(split_reads, params = ["x"])(&x[..], &y[..], 0.6);
+    let th = hessian!(split_reads_twin, params = ["x"])(&x[..], &y[..], 0.6);
+    assert_eq!(h, th);
+    for i in 0..9 {
+        for j in 0..9 {
+            assert!(close(h[[i, j]], h[[j, i]], 1e-13), "symmetric at {i}, {j}");
+        }
+    }
+    let f = |v: &Vec<f64>| v.iter().map(|a| *a as f32).collect::<Vec<f32>>();
+    let (x32, y32, vx32, vy32) = (f(&x), f(&y), f(&vx), f(&vy));
+    let a = hvp!(split_reads)(&x32[..], &y32[..], 0.6f32, &vx32[..], &vy32[..], 0.5f32);
+    let b = hvp!(split_reads_twin)(&x32[..], &y32[..], 0.6f32, &vx32[..], &vy32[..], 0.5f32);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn rosenbrock_split_sweep_against_the_closed_form() {
+    // (`rosenbrock` above: a loop reading `x[i]` and `x[i + 1]`, carried)
+    for n in [2, 5, 33] {
+        let x: Vec<f64> = (0..n).map(|i| 0.4 * (i as f64 * 0.9).cos()).collect();
+        let v: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin() - 0.2).collect();
+        let hv = hvp!(rosenbrock)(&x[..], &v[..]);
+        let h = rosenbrock_hessian(&x);
+        for i in 0..n {
+            let exact: f64 = (0..n).map(|j| h[[i, j]] * v[j]).sum();
+            assert!(close(hv[i], exact, 1e-12), "(Hv)[{i}], n = {n}");
+        }
+        let d = gradient_difference(&x, &v);
+        for i in 0..n {
+            assert!(close(hv[i], d[i], 1e-6), "differences at {i}, n = {n}");
+        }
+    }
+}
+
+/// A slice handed to a helper keeps its dual buffer; the other slice is taken apart.
+#[differentiable]
+fn split_one_of_two<T: Float + FromPrimitive>(x: &[T], w: &[T]) -> T {
+    let mut sum = sum_sq(x);
+    for i in 0..w.len() {
+        sum = sum + w[i] * w[i] * x[i % x.len()];
+    }
+    sum
+}
+
+#[test]
+fn a_slice_handed_to_a_helper_beside_a_split_one() {
+    let x = [0.5, -1.5, 2.0];
+    let w = [1.0, 0.25, -0.5, 2.0];
+    let (vx, vw) = ([1.0, 0.0, -1.0], [0.5, 1.0, 0.0, -2.0]);
+    let (hx, hw) = hvp!(split_one_of_two)(&x[..], &w[..], &vx[..], &vw[..]);
+    // f = Σ x² + Σ_i w_i² x_{i mod 3}: by hand
+    let mut ex = [0.0; 3];
+    let mut ew = [0.0; 4];
+    for j in 0..3 {
+        ex[j] += 2.0 * vx[j];
+    }
+    for i in 0..4 {
+        let k = i % 3;
+        ex[k] += 2.0 * w[i] * vw[i];
+        ew[i] += 2.0 * x[k] * vw[i] + 2.0 * w[i] * vx[k];
+    }
+    for j in 0..3 {
+        assert!(close(hx[j], ex[j], 1e-14), "x {j}");
+    }
+    for i in 0..4 {
+        assert!(close(hw[i], ew[i], 1e-14), "w {i}");
+    }
+}

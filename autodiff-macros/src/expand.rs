@@ -178,6 +178,8 @@ pub(crate) struct Expanded {
     pub companions: TokenStream,
     /// Whether the function has a fused gradient (`__seeded`).
     pub fused: bool,
+    /// The parameters its split sweep (`__seeded_split`, `fuse::split`) takes apart.
+    pub split: Option<Vec<usize>>,
 }
 
 /// What a method of an annotated `impl` block brings from the block: the generics of the
@@ -239,6 +241,7 @@ pub(crate) fn try_expand(
         crate::sources::mark(&mut func.block, locals, differentiable);
     }
     let mut sweep = None;
+    let mut split = None;
     let mut reads_no_variable = false;
     let (vjp_fn_body, seeded) = match &args.custom_vjp {
         Some(rule) => (Pullback::Custom(custom_rule_body(&sig, rule)), None),
@@ -258,7 +261,14 @@ pub(crate) fn try_expand(
                 },
                 // (a function writing through `&mut` parameters has no fused form)
                 (!sig.has_in_out())
-                    .then(|| seeded_body(&sig, &body).or_else(|| tail_body(&sig, &body)))
+                    .then(|| {
+                        let fused = seeded_body(&sig, &body);
+                        // (`hvp!`'s split sweep, of a loop fused here)
+                        split = fused
+                            .as_ref()
+                            .and_then(|_| crate::fuse::split_body(&sig, &body));
+                        fused.or_else(|| tail_body(&sig, &body))
+                    })
                     .flatten(),
             )
         }
@@ -344,14 +354,16 @@ pub(crate) fn try_expand(
     let forward_sweep = sweep.as_ref().is_some_and(|s| s.refusal.is_none());
     let (mut forward, forward_impl) = crate::forward::companions(&sig, &outer, &vis, sweep);
     let fused = seeded.is_some();
-    forward.extend(crate::hessian::companions(
+    let (second, split) = crate::hessian::companions(
         &sig,
         &outer,
         &vis,
         custom,
         fused,
         args.copy.as_ref(),
-    ));
+        split.as_ref(),
+    );
+    forward.extend(second);
     forward.extend(crate::jacobian::companions(
         &sig,
         &vis,
@@ -371,6 +383,7 @@ pub(crate) fn try_expand(
         func,
         companions,
         fused,
+        split,
     })
 }
 

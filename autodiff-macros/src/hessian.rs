@@ -167,7 +167,8 @@ fn mentions(ty: &syn::Type, t: &syn::Ident) -> bool {
 struct Support {
     t: syn::Ident,
     kinds: Vec<Option<Kind>>,
-    copy: Option<(syn::Ident, bool)>,
+    /// The copy, whether it is fused, and the parameters its split sweep takes apart.
+    copy: Option<(syn::Ident, bool, Option<Vec<usize>>)>,
     constants: Vec<Option<Kind>>,
 }
 
@@ -205,9 +206,16 @@ fn support(
     let types = sig.generics.type_params().count();
     let (t, copy) = match (floats.as_slice(), copy) {
         ([t], _) => (t.clone(), None),
-        ([], Some(crate::second_order::Copy::Ready { ident, fused })) => (
+        (
+            [],
+            Some(crate::second_order::Copy::Ready {
+                ident,
+                fused,
+                split,
+            }),
+        ) => (
             format_ident!("f64", span = Span::call_site()),
-            Some((ident.clone(), *fused)),
+            Some((ident.clone(), *fused, split.clone())),
         ),
         ([], Some(crate::second_order::Copy::Failed(reason))) => {
             return Err(Refused::Because(reason.clone()))
@@ -368,6 +376,16 @@ fn dual_bound(sig: &Signature, t: &syn::Ident) -> Option<TokenStream> {
     (!bounds.is_empty()).then(|| quote!(#rt::dual::Dual<#t>: #(#bounds)+*))
 }
 
+/// The function's `where` clause plus `extra`.
+fn dual_where_plain(sig: &Signature, extra: TokenStream) -> TokenStream {
+    let mut preds: Vec<TokenStream> = Vec::new();
+    if let Some(w) = &sig.generics_named.where_clause {
+        preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
+    }
+    preds.push(extra);
+    quote!(where #(#preds),*)
+}
+
 /// The function's `where` clause plus [`dual_bound`].
 fn dual_where(sig: &Signature, t: &syn::Ident, extra: &[TokenStream]) -> TokenStream {
     let mut preds: Vec<TokenStream> = Vec::new();
@@ -462,7 +480,8 @@ pub fn companions(
     custom: bool,
     fused: bool,
     copy: Option<&crate::second_order::Copy>,
-) -> TokenStream {
+    split: Option<&crate::fuse::SplitSweep>,
+) -> (TokenStream, Option<Vec<usize>>) {
     let rt = rt();
     let m = sig.is_method;
     let allow = lint_allows_if(m);
@@ -492,7 +511,7 @@ pub fn companions(
         Err(Refused::NotGeneric)
             if crate::companions::entry_kinds(sig).is_some_and(|k| !k.constants) =>
         {
-            return TokenStream::new();
+            return (TokenStream::new(), None);
         }
         Err(refused) => {
             let reason = match refused {
@@ -506,14 +525,17 @@ pub fn companions(
             let vectors: Vec<TokenStream> =
                 dtys_named.iter().map(|t| t.to_token_stream()).collect();
             let refused_hvp = refused_closure(sig, vis, &hvp_function, false, &vectors);
-            return quote! {
-                #allow
-                #vis const #hvp_c: ::core::option::Option<&'static str> =
-                    ::core::option::Option::Some(#reason);
-                #refused_hvp
-                #refused_hessian
-                #refused_selecting
-            };
+            return (
+                quote! {
+                    #allow
+                    #vis const #hvp_c: ::core::option::Option<&'static str> =
+                        ::core::option::Option::Some(#reason);
+                    #refused_hvp
+                    #refused_hessian
+                    #refused_selecting
+                },
+                None,
+            );
         }
     };
 
@@ -546,9 +568,24 @@ pub fn companions(
     let duals: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__d{}", i, span = Span::mixed_site()))
         .collect();
+    let fused = copy.as_ref().map_or(fused, |(_, f, _)| *f);
+    // the split sweep (`fuse::split`): the function's own or its copy's, each parameter it
+    // takes apart a slice of the float type
+    let split = split.filter(|s| copy.is_none() && fused && s.float == t);
+    let positions: Option<&[usize]> = match &copy {
+        Some((_, _, p)) => p.as_deref(),
+        None => split.map(|s| s.positions.as_slice()),
+    }
+    .filter(|p| p.iter().all(|&i| kinds[i] == Some(Kind::Borrowed)));
+    let split = split.filter(|_| positions.is_some());
+    let split_at = |i: usize| positions.is_some_and(|p| p.contains(&i));
+    let tvars: Vec<syn::Ident> = (0..n).map(|i| crate::emit::tangent_var(VarId(i))).collect();
     let make_duals = (0..n).filter_map(|i| {
         let (v, o, d) = (&vars[i], &ovars[i], &duals[i]);
-        if kinds[i].is_some() {
+        if split_at(i) {
+            let tv = &tvars[i];
+            Some(quote!(let #tv = #rt::dual::split::vector(#o, #v.len());))
+        } else if kinds[i].is_some() {
             let m = (kinds[i] == Some(Kind::BorrowedMut)).then(|| quote!(mut));
             Some(quote!(let #m #d = #rt::dual::HvpArg::duals(&#v, #o.as_ref());))
         } else {
@@ -559,6 +596,10 @@ pub fn companions(
         }
     });
     let args = (0..n).map(|i| match kinds[i].or(constants[i]) {
+        _ if split_at(i) => {
+            let (v, tv) = (&vars[i], &tvars[i]);
+            quote!(#v, &#tv)
+        }
         None => vars[i].to_token_stream(),
         Some(Kind::Borrowed) => {
             let d = &duals[i];
@@ -572,7 +613,7 @@ pub fn companions(
     });
     // the gradient run on dual numbers: the function's own, or its generic copy's
     let (owner, dual_args): (TokenStream, Vec<TokenStream>) = match &copy {
-        Some((c, _)) => (quote!(#c::), vec![quote!(#rt::dual::Dual<#t>)]),
+        Some((c, _, _)) => (quote!(#c::), vec![quote!(#rt::dual::Dual<#t>)]),
         None => (
             quote!(Self::),
             sig.generics
@@ -586,7 +627,6 @@ pub fn companions(
                 .collect(),
         ),
     };
-    let fused = copy.as_ref().map_or(fused, |(_, f)| *f);
     let gs: Vec<syn::Ident> = (0..n)
         .map(|i| format_ident!("__g{}", i, span = Span::mixed_site()))
         .collect();
@@ -604,6 +644,11 @@ pub fn companions(
     };
     let outs: Vec<TokenStream> = diff.iter().map(|&i| out_of(i)).collect();
     let parts = (0..n).map(|i| match kinds[i] {
+        // (the split sweep's gradient is the product)
+        Some(_) if split_at(i) => {
+            let g = &gs[i];
+            quote!(#some(#g))
+        }
         Some(_) => {
             let (g, ty) = (&gs[i], &sig.params[i].ty_named);
             quote!(#some(<#ty as #rt::dual::HvpArg>::product(#g)))
@@ -626,10 +671,11 @@ pub fn companions(
     // the dual arguments lent to the sweep, given back for the next product
     let recycled: Vec<TokenStream> = (0..n)
         .filter(|&i| {
-            matches!(
-                kinds[i].or(constants[i]),
-                Some(Kind::Borrowed | Kind::BorrowedMut)
-            )
+            !split_at(i)
+                && matches!(
+                    kinds[i].or(constants[i]),
+                    Some(Kind::Borrowed | Kind::BorrowedMut)
+                )
         })
         .map(|i| {
             let d = &duals[i];
@@ -637,7 +683,13 @@ pub fn companions(
             quote!(<#ty as #rt::dual::HvpArg>::recycle(#d);)
         })
         .collect();
-    let sweep = if fused {
+    let seeded_split = companion(ident, "seeded_split", m);
+    let sweep = if positions.is_some() {
+        quote! {
+            let (_, (#(#gs,)*)) =
+                #owner #seeded_split::<#(#dual_args),*>(#(#args,)* #rt::dual::seed());
+        }
+    } else if fused {
         let seeded = companion(ident, "seeded", m);
         quote! {
             let (_, (#(#gs,)*)) = #owner #seeded::<#(#dual_args),*>(#(#args,)* #rt::dual::seed());
@@ -663,7 +715,48 @@ pub fn companions(
         None => none.clone(),
     });
 
+    // the split sweep itself: `__seeded`'s signature, each split parameter an argument and
+    // its vector of the dual number's parts, its gradient their tangents
+    let split_item = split.map(|s| {
+        let part = quote!(<#t as #rt::dual::split::Joined>::Part);
+        let (decls, bind_receiver) = crate::companions::receiver_decls(sig, &vars, &tys_named);
+        let decls = decls.into_iter().enumerate().map(|(i, d)| {
+            if split_at(i) {
+                let (v, tv) = (&vars[i], &tvars[i]);
+                quote!(#v: &[#part], #tv: &[#part])
+            } else {
+                d
+            }
+        });
+        let all = sig.param_tangents();
+        let tangents = (0..n).map(|i| {
+            if split_at(i) {
+                quote!(::std::vec::Vec<#part>)
+            } else {
+                all[i].clone()
+            }
+        });
+        let output = &sig.output;
+        let out_tangent = crate::signature::tangent_type(output);
+        let dy = format_ident!("__dy", span = Span::mixed_site());
+        let where_split = dual_where_plain(sig, quote!(#t: #rt::dual::split::Joined));
+        let body = &s.body;
+        quote! {
+            #[inline]
+            #allow
+            #vis fn #seeded_split #gen_named (#(#decls,)* #dy: #out_tangent)
+                -> (#output, (#(#tangents,)*))
+                #where_split
+            {
+                #bind_receiver
+                #body
+            }
+        }
+    });
+
     let mut items = quote! {
+        #split_item
+
         #allow
         #vis const #hvp_c: ::core::option::Option<&'static str> = ::core::option::Option::None;
 
@@ -849,7 +942,8 @@ pub fn companions(
             }
         }
     });
-    items
+    let used = split.map(|s| s.positions.clone());
+    (items, used)
 }
 
 /// `hvp!(f)`, `hessian!(f)` and their forms with `params = [...]`.

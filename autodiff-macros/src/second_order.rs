@@ -214,15 +214,23 @@ pub(crate) fn expand_copy(
             mut func,
             companions,
             fused,
-        }) => (Copy::Ready { ident, fused }, {
-            let mut lefts = ScalarLefts::of(&as_written);
-            lefts.visit_block_mut(&mut func.block);
-            quote! {
-                #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
-                #func
-                #companions
-            }
-        }),
+            split,
+        }) => (
+            Copy::Ready {
+                ident,
+                fused,
+                split,
+            },
+            {
+                let mut lefts = ScalarLefts::of(&as_written);
+                lefts.visit_block_mut(&mut func.block);
+                quote! {
+                    #[allow(dead_code, non_snake_case, unused, clippy::all, clippy::pedantic)]
+                    #func
+                    #companions
+                }
+            },
+        ),
         Err(errors) => (
             Copy::Failed(format!(
                 "`{}` written generic over its float type cannot be differentiated: {}",
@@ -573,6 +581,11 @@ fn retype_tokens(tokens: TokenStream) -> TokenStream {
 /// What the function's `hvp!` and `hessian!` run: its copy (`fused`: the copy has a fused
 /// gradient), or why the copy cannot be differentiated.
 pub enum Copy {
-    Ready { ident: syn::Ident, fused: bool },
+    Ready {
+        ident: syn::Ident,
+        fused: bool,
+        /// The parameters the copy's split sweep takes apart (`fuse::split`).
+        split: Option<Vec<usize>>,
+    },
     Failed(String),
 }

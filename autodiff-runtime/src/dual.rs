@@ -814,6 +814,116 @@ pub fn seed<T: Real>() -> Dual<T> {
     Dual::new(T::one(), T::zero())
 }
 
+/// Slice parameters taken apart: what `hvp!` hands the split sweep of a function generic
+/// over its float type (`f::__seeded_split`), for each slice parameter whose sweep only
+/// reads elements and its length. The sweep reads element `i` as
+/// `Dual::new(x[i], v[i])` from the argument and the vector as they are, and adds only
+/// the tangents of the element's adjoints into a gradient of plain floats: no buffer of
+/// dual arguments is filled, no dual gradient zeroed, no tangent part copied out. The
+/// operations and their order are those of the sweep on a buffer of dual numbers, so the
+/// product has the same bits.
+///
+/// ```
+/// use autodiff_runtime::dual::{split, Dual};
+/// let (x, v) = ([1.0_f64, 2.0], [0.5, -1.0]);
+/// let e: Dual<f64> = split::join(&x, &v, 1);
+/// assert_eq!((e.value, e.tangent), (2.0, -1.0));
+/// let mut g = split::zeros::<Dual<f64>>(2);
+/// split::add_d0(&mut g, 1, &Dual::new(7.0, 3.0));
+/// split::store(&mut g, 0, Dual::new(7.0, 4.0));
+/// assert_eq!(g, vec![4.0, 3.0]);
+/// ```
+pub mod split {
+    use super::Dual;
+    use crate::real::Real;
+    use std::borrow::Cow;
+
+    /// A dual number made of two floats, which the split sweep joins and takes apart.
+    pub trait Joined: Copy {
+        /// The float type of the parts.
+        type Part: Copy;
+        /// The dual number of a value and its tangent.
+        fn join(value: Self::Part, tangent: Self::Part) -> Self;
+        /// The tangent.
+        fn tangent_of(self) -> Self::Part;
+        /// The tangent added to `g` (as the dual gradient's element adds it).
+        fn add_tangent_to(self, g: &mut Self::Part);
+        /// The zero of the parts.
+        fn part_zero() -> Self::Part;
+        /// The dual zero.
+        fn joined_zero() -> Self;
+    }
+
+    impl<T: Real> Joined for Dual<T> {
+        type Part = T;
+        #[inline(always)]
+        fn join(value: T, tangent: T) -> Self {
+            Dual::new(value, tangent)
+        }
+        #[inline(always)]
+        fn tangent_of(self) -> T {
+            self.tangent
+        }
+        #[inline(always)]
+        fn add_tangent_to(self, g: &mut T) {
+            *g = *g + self.tangent;
+        }
+        #[inline(always)]
+        fn part_zero() -> T {
+            T::zero()
+        }
+        #[inline(always)]
+        fn joined_zero() -> Self {
+            Dual::new(T::zero(), T::zero())
+        }
+    }
+
+    /// Element `i` of the split parameter: its value and its tangent.
+    #[inline(always)]
+    #[track_caller]
+    pub fn join<D: Joined>(values: &[D::Part], tangents: &[D::Part], i: usize) -> D {
+        D::join(values[i], tangents[i])
+    }
+
+    /// The gradient's tangents, zero (the dual gradient's zero: `0.0`, as
+    /// [`Differentiable::zero_tangents`](crate::tangent::Differentiable::zero_tangents) of
+    /// dual numbers gives).
+    #[inline]
+    pub fn zeros<D: Joined>(len: usize) -> Vec<D::Part> {
+        vec![D::part_zero(); len]
+    }
+
+    /// A dual zero of the sweep's float type (`like` is the cotangent).
+    #[inline(always)]
+    pub fn zero_like<D: Joined>(_like: &D) -> D {
+        D::joined_zero()
+    }
+
+    /// The reverse of an element read: the cotangent's tangent added to element `i`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn add_d0<D: Joined>(g: &mut [D::Part], i: usize, dy: &D) {
+        dy.add_tangent_to(&mut g[i]);
+    }
+
+    /// A carried element's adjoint, complete: its tangent stored at `i`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn store<D: Joined>(g: &mut [D::Part], i: usize, dy: D) {
+        g[i] = dy.tangent_of();
+    }
+
+    /// The vector `hvp!` was given for a split parameter, or zeros (a parameter
+    /// `params = [...]` does not select).
+    #[inline]
+    pub fn vector<'a, T: Real>(given: Option<&'a [T]>, len: usize) -> Cow<'a, [T]> {
+        match given {
+            Some(v) => Cow::Borrowed(v),
+            None => Cow::Owned(vec![T::zero(); len]),
+        }
+    }
+}
+
 /// A compile-time error, where `hvp!` or `hessian!` is used, when the function cannot be
 /// served (not generic over its float type, a method, a parameter type not supported): the
 /// same check as `jvp!`'s.

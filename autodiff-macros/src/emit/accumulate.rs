@@ -146,6 +146,17 @@ impl Emitter<'_> {
                 let v = VarId(i);
                 if !p.differentiable || self.shadows.contains(&v) {
                     quote!(#rt::NoTangent)
+                } else if self.split.contains(&v) {
+                    // (the tangents, as the dual gradient's are: nothing to finish)
+                    if self.negated.contains(&v) || self.lazy.contains(&v) {
+                        self.split_refused.set(true);
+                    }
+                    if self.initialized.contains(&v) {
+                        v.adjoint().to_token_stream()
+                    } else {
+                        let (id, t) = (v.ident(), &self.split_float);
+                        quote!(#rt::dual::split::zeros::<#t>(#id.len()))
+                    }
                 } else if self.initialized.contains(&v) {
                     let (d, id) = (v.adjoint(), v.ident());
                     let d = if self.negated.contains(&v) {
@@ -175,6 +186,13 @@ impl Emitter<'_> {
         let rt = rt();
         let d = v.adjoint();
         let value = self.var(v);
+        if self.split.contains(&v) {
+            if self.lazy.contains(&v) {
+                self.split_refused.set(true);
+            }
+            let (id, t) = (v.ident(), &self.split_float);
+            return quote!(let mut #d = #rt::dual::split::zeros::<#t>(#id.len()););
+        }
         if self.lazy.contains(&v) {
             quote!(let mut #d = #rt::lazy_zero_tangent(&#value);)
         } else {

@@ -229,6 +229,32 @@ pub(crate) fn rhs_tokens(rhs: &Rhs, span: Span, maybe_array: bool, body: &Body) 
 }
 
 impl Emitter<'_> {
+    /// Whether `rhs` reads an element of a split parameter (see `Emitter::split`).
+    pub(crate) fn split_read(&self, rhs: &Rhs) -> bool {
+        matches!(rhs, Rhs::ReadIndex { place: Place::Var(p), .. } if self.split.contains(p))
+    }
+
+    /// [`rhs_tokens`], an element of a split parameter read with its tangent.
+    pub(crate) fn rhs(&self, rhs: &Rhs, span: Span, maybe_array: bool) -> TokenStream {
+        match rhs {
+            Rhs::ReadIndex {
+                place: Place::Var(p),
+                index,
+            } if self.split.contains(p) => {
+                if maybe_array {
+                    self.split_refused.set(true);
+                }
+                let rt = rt();
+                let (v, t, i) = (p.ident(), super::tangent::tangent_var(*p), index.tokens());
+                let float = &self.split_float;
+                quote!(#rt::dual::split::join::<#float>(#v, #t, #i))
+            }
+            _ => rhs_tokens(rhs, span, maybe_array, self.body),
+        }
+    }
+}
+
+impl Emitter<'_> {
     /// Whether `o` is a user's struct held by value (`VarInfo::owned_struct`).
     pub(crate) fn owned_struct(&self, o: &Operand) -> bool {
         matches!(o, Operand::Var(v) if self.body.vars[v.0].owned_struct)
@@ -468,7 +494,7 @@ impl Emitter<'_> {
                 let value = match self.moved.get(dst) {
                     // the cell's last mention: the snapshot is the cell itself
                     Some(c) => c.ident().to_token_stream(),
-                    None if self.owned_read(*dst) => {
+                    None if self.owned_read(*dst) && !self.split_read(rhs) => {
                         let Rhs::ReadIndex { place, index } = rhs else {
                             unreachable!("an element read")
                         };
@@ -480,7 +506,7 @@ impl Emitter<'_> {
                             (&#rt::saved::Own(&#p[#i])).own()
                         })
                     }
-                    None => rhs_tokens(rhs, span, self.body.vars[dst.0].maybe_array, self.body),
+                    None => self.rhs(rhs, span, self.body.vars[dst.0].maybe_array),
                 };
                 out.extend(quote::quote!(let #v #ty = #value;));
                 out.extend(self.save(*dst));

@@ -282,6 +282,15 @@ fn visit_stmt(stmt: &Stmt, vars: bool, f: &mut dyn FnMut(Place)) {
     }
 }
 
+/// Whether `o` mentions `place`.
+pub(crate) fn operand_mentions(o: &Operand, place: Place) -> bool {
+    let mut n = 0;
+    visit_operand(o, matches!(place, Place::Var(_)), &mut |p| {
+        n += usize::from(same(p, place))
+    });
+    n > 0
+}
+
 fn visit_operand(o: &Operand, vars: bool, f: &mut dyn FnMut(Place)) {
     match o {
         Operand::Var(v) | Operand::Ref(v) => f(Place::Var(*v)),

@@ -27,7 +27,15 @@ pub(crate) use tangent::{
     jvp_body, optional_float, struct_param_type, struct_sequence_type, tangent_var, TangentSweep,
 };
 
-use forward::rhs_tokens;
+/// How many times `stmt` mentions the variable `v`, nested blocks included.
+pub(crate) fn mentions(stmt: &Stmt, v: VarId) -> usize {
+    hoist::mentions_stmt(stmt, Place::Var(v))
+}
+
+/// Whether the operand `o` mentions the variable `v`.
+pub(crate) fn mentions_operand(o: &Operand, v: VarId) -> bool {
+    hoist::operand_mentions(o, Place::Var(v))
+}
 
 use crate::signature::{tangent_type, Signature};
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
@@ -333,6 +341,14 @@ pub(crate) struct Emitter<'a> {
     /// Cells' updates from their own value read more than once, by root (see
     /// `preaccumulate`).
     pub(crate) preaccumulated: HashMap<VarId, preaccumulate::Tree>,
+    /// Slice parameters taken apart (`fuse::split_body`, `hvp!`'s split sweep): read as
+    /// `split::join(x, tangent, i)`, their adjoints plain floats holding the tangents.
+    pub(crate) split: HashSet<VarId>,
+    /// The float type the split sweep runs on (the dual number type).
+    pub(crate) split_float: TokenStream,
+    /// A split parameter reached a form the split sweep does not write: the sweep is not
+    /// emitted.
+    pub(crate) split_refused: std::cell::Cell<bool>,
 }
 
 /// The registers of a carried slice adjoint in a fused loop: `here` collects element `i`
@@ -470,11 +486,10 @@ impl Emitter<'_> {
         if let Some(read) = self.counter_reads.get(&v) {
             return read.clone();
         }
-        rhs_tokens(
+        self.rhs(
             self.defs[&v],
             Span::call_site(),
             self.body.vars[v.0].maybe_array,
-            self.body,
         )
     }
 
@@ -787,6 +802,9 @@ pub(crate) fn new_emitter<'a>(sig: &Signature, body: &'a Body) -> Emitter<'a> {
         increment_values: HashSet::new(),
         increment_reads: HashSet::new(),
         preaccumulated: preaccumulate::trees(body),
+        split: HashSet::new(),
+        split_float: TokenStream::new(),
+        split_refused: std::cell::Cell::new(false),
     };
     (e.increment_values, e.increment_reads) = increments::increments(body, &e.grown);
     e.keeps = (e.defs.values())

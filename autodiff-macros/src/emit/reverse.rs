@@ -131,11 +131,10 @@ impl Emitter<'_> {
             }
             for v in &needed {
                 let id = v.ident();
-                let value = rhs_tokens(
+                let value = self.rhs(
                     self.defs[v],
                     Span::call_site(),
                     self.body.vars[v.0].maybe_array,
-                    self.body,
                 );
                 prefix.extend(quote!(let #id = #value;));
             }
@@ -336,6 +335,25 @@ impl Emitter<'_> {
                         let reference = self.var(*r);
                         out.extend(crate::sources::deposit_tokens(&reference, &quote!(#dy)));
                         out.extend(quote!(;));
+                    }
+                    Rhs::ReadIndex {
+                        place: Place::Var(p),
+                        index,
+                    } if self.split.contains(p) => {
+                        // (the tangent of the cotangent into the plain gradient, or into a
+                        // carried register, which holds dual numbers)
+                        let i = self.operand(index);
+                        if self.hoisted.contains_key(dst) || self.body.vars[dst.0].maybe_array {
+                            self.split_refused.set(true);
+                        }
+                        if let Some(tokens) =
+                            self.carried_contribution(Place::Var(*p), index, *dst, &dy)
+                        {
+                            out.extend(tokens);
+                        } else {
+                            let adj = p.adjoint();
+                            out.extend(quote!(#rt::dual::split::add_d0(&mut #adj, #i, &#dy);));
+                        }
                     }
                     Rhs::ReadIndex { .. } if self.hoisted.contains_key(dst) => {
                         let acc = &self.hoisted[dst];

@@ -13,6 +13,16 @@ use std::collections::HashSet;
 /// iteration's reverse at its end, the rest of the forward sweep, then the reverse of what
 /// precedes the loop.
 pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
+    seeded_with(sig, body, None)
+}
+
+/// [`seeded_body`], with the slice parameters `split` taken apart, on the float type given
+/// (see `fuse::split`): `None` where the split sweep meets a form it does not write.
+pub(crate) fn seeded_with(
+    sig: &Signature,
+    body: &Body,
+    split: Option<(&HashSet<VarId>, TokenStream)>,
+) -> Option<TokenStream> {
     let plan = crate::fuse::plan(body)?;
     let rt = rt();
     let stmts = &body.block.stmts;
@@ -26,6 +36,11 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         return None;
     };
     let mut e = new_emitter(sig, body);
+    if let Some((params, float)) = split {
+        e.split = params.clone();
+        e.split_float = float;
+        e.slice_params.retain(|p| !params.contains(p));
+    }
     // A buffer the iteration makes again (`let mut v = vec![0.0; n]` in the body): its
     // adjoint, started before the loop, does not have the buffer's length yet, so its
     // element rules grow it as needed.
@@ -104,30 +119,44 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
     let item = item.map(VarId::ident);
     for (p, c) in carried {
         let (d, here, carry, at, hot) = (p.adjoint(), &c.here, &c.carry, &c.at, &c.hot);
+        // (a split parameter's adjoint holds the tangents, its registers dual numbers)
+        let split = e.split.contains(p);
+        let store = |i: TokenStream, value: &syn::Ident| match split {
+            true => quote!(#rt::dual::split::store(&mut #d, #i, #value);),
+            false => quote!(#d[#i] = #value;),
+        };
+        let zero = match split {
+            true => {
+                let t = &e.split_float;
+                quote!(<#t as #rt::dual::split::Joined>::joined_zero())
+            }
+            false => quote!(#rt::ops::element_zero(&#d)),
+        };
+        let stored = store(quote!(#item), here);
         end.extend(quote! {
-            if #hot { #d[#item] = #here; }
+            if #hot { #stored }
         });
         // (a read of `i + 1` whose value has no derivative contributes nothing)
         if c.carry_assigned.is_none() {
             start.extend(quote! {
-                let mut #here = #rt::ops::element_zero(&#d);
+                let mut #here = #zero;
                 let mut #hot = false;
             });
             continue;
         }
         regs.extend(quote! {
-            let mut #carry = #rt::ops::element_zero(&#d);
+            let mut #carry = #zero;
             let mut #at = ::core::option::Option::None;
         });
-        let reset = (c.carry_assigned == Some(false))
-            .then(|| quote!(#carry = #rt::ops::element_zero(&#d);));
+        let reset = (c.carry_assigned == Some(false)).then(|| quote!(#carry = #zero;));
         start.extend(quote! {
             let mut #here = #carry;
             let mut #hot = #at.take().is_some();
             #reset
         });
+        let flushed = store(quote!(__k), carry);
         flush.extend(quote! {
-            if let ::core::option::Option::Some(__k) = #at { #d[__k] = #carry; }
+            if let ::core::option::Option::Some(__k) = #at { #flushed }
         });
     }
     let fused = quote!({ #start #iteration_rev #end });
@@ -148,6 +177,9 @@ pub fn seeded_body(sig: &Signature, body: &Body) -> Option<TokenStream> {
         Value::Var(v) => e.kept(&Operand::Var(*v)),
         other => other.tokens(),
     };
+    if e.split_refused.get() {
+        return None;
+    }
     let items = &body.items;
     Some(quote! {
         #(#items)*

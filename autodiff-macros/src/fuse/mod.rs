@@ -391,6 +391,8 @@ pub fn plan(body: &Body) -> Option<Plan> {
     })
 }
 pub mod emit;
+pub mod split;
 pub mod tail;
 pub use emit::seeded_body;
+pub use split::{split_body, SplitSweep};
 pub use tail::tail_body;
