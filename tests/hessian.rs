@@ -605,3 +605,45 @@ fn a_slice_handed_to_a_helper_beside_a_split_one() {
         assert!(close(hw[i], ew[i], 1e-14), "w {i}");
     }
 }
+
+/// argmin's Rosenbrock as published (an iterator chain), and a `for` loop over the slice's
+/// elements: both lowered to indexed reads, so both run the split sweep.
+#[differentiable]
+fn rosenbrock_chain<T: Float>(param: &[T], a: T, b: T) -> T {
+    param
+        .iter()
+        .zip(param.iter().skip(1))
+        .map(|(&xi, &xi1)| (a - xi).powi(2) + b * (xi1 - xi.powi(2)).powi(2))
+        .fold(T::zero(), |acc, x| acc + x)
+}
+
+#[differentiable]
+fn quartic_sum<T: Float>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for &xi in x {
+        s = s + xi * xi * xi * xi;
+    }
+    s
+}
+
+#[test]
+fn iterator_chains_and_element_loops_through_the_split_sweep() {
+    for n in [2, 6, 25] {
+        let x: Vec<f64> = (0..n).map(|i| 0.3 * (i as f64 * 1.1).sin()).collect();
+        let v: Vec<f64> = (0..n).map(|i| 1.0 - (i as f64 * 0.5).cos()).collect();
+        let hv = hvp!(rosenbrock_chain, params = ["param"])(&x[..], 1.0, 100.0, &v[..]);
+        let h = rosenbrock_hessian(&x);
+        for i in 0..n {
+            let exact: f64 = (0..n).map(|j| h[[i, j]] * v[j]).sum();
+            assert!(close(hv[i], exact, 1e-12), "(Hv)[{i}], n = {n}");
+        }
+        // Σ x⁴: H = diag(12 x²)
+        let hq = hvp!(quartic_sum)(&x[..], &v[..]);
+        for i in 0..n {
+            assert!(
+                close(hq[i], 12.0 * x[i] * x[i] * v[i], 1e-14),
+                "quartic {i}"
+            );
+        }
+    }
+}
