@@ -647,3 +647,42 @@ fn iterator_chains_and_element_loops_through_the_split_sweep() {
         }
     }
 }
+
+/// A condition and a constant read elements of the slice the split sweep takes apart
+/// (`xs[i] > 0.0` is code kept as written, its elements read with their tangents too).
+#[differentiable]
+fn gated<T: Float>(xs: &[T], a: T) -> T {
+    let mut acc = T::zero();
+    for i in 0..xs.len() {
+        acc = acc + (xs[i] * a).sin();
+        if xs[i] * a > T::zero() {
+            continue;
+        }
+        acc = acc - xs[i] * xs[i] * xs[i];
+    }
+    acc
+}
+
+#[test]
+fn conditions_reading_elements_through_the_split_sweep() {
+    let xs = [0.5, -1.0, 0.25, -0.75, 2.0];
+    let (vx, va) = ([1.0, -0.5, 0.25, 2.0, -1.0], 0.5);
+    let a = 0.8;
+    let (hx, ha) = hvp!(gated)(&xs[..], a, &vx[..], va);
+    // f = Σ sin(a xᵢ) − Σ_{a xᵢ ≤ 0} xᵢ³
+    let mut ex = [0.0; 5];
+    let mut ea = 0.0;
+    for i in 0..5 {
+        let (x, s) = (xs[i], (a * xs[i]).sin());
+        // ∂²/∂x² = −a² s, ∂²/∂x∂a = cos − a x s, ∂²/∂a² = −x² s
+        ex[i] += -a * a * s * vx[i] + ((a * x).cos() - a * x * s) * va;
+        ea += ((a * x).cos() - a * x * s) * vx[i] - x * x * s * va;
+        if a * x <= 0.0 {
+            ex[i] -= 6.0 * x * vx[i];
+        }
+    }
+    for i in 0..5 {
+        assert!(close(hx[i], ex[i], 1e-13), "x {i}: {} vs {}", hx[i], ex[i]);
+    }
+    assert!(close(ha, ea, 1e-13), "a: {ha} vs {ea}");
+}

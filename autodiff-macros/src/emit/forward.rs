@@ -249,6 +249,10 @@ impl Emitter<'_> {
                 let float = &self.split_float;
                 quote!(#rt::dual::split::join::<#float>(#v, #t, #i))
             }
+            Rhs::Inactive(ts) if !self.split.is_empty() => {
+                let ts = crate::fuse::split::joined_reads(ts, &self.split, &self.split_float);
+                pooled_vec(&ts).unwrap_or(ts)
+            }
             _ => rhs_tokens(rhs, span, maybe_array, self.body),
         }
     }

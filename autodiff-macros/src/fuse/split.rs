@@ -51,20 +51,77 @@ fn slice_of_type_param(sig: &Signature, ty: &syn::Type) -> Option<syn::Ident> {
     (p.qself.is_none() && sig.generics.type_params().any(|t| t.ident == *id)).then(|| id.clone())
 }
 
-/// Whether every mention of `v` in `ts` reads its length (`v.len()`, `v.is_empty()`).
-fn lengths_only(ts: &TokenStream, v: VarId) -> bool {
+/// Whether every mention of `v` in `ts` reads its length (`v.len()`, `v.is_empty()`),
+/// or — `elements` — one of its elements (`v[i]`, no range).
+fn mentions_ok(ts: &TokenStream, v: VarId, elements: bool) -> bool {
     let name = v.ident().to_string();
     let tokens: Vec<TokenTree> = ts.clone().into_iter().collect();
     tokens.iter().enumerate().all(|(k, tt)| match tt {
         TokenTree::Ident(id) if *id == name => {
-            matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+            let length = matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
                 && matches!(tokens.get(k + 2), Some(TokenTree::Ident(m)) if m == "len" || m == "is_empty")
                 && matches!(tokens.get(k + 3), Some(TokenTree::Group(g))
-                    if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty())
+                    if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
+            let element = elements
+                && matches!(tokens.get(k + 1), Some(TokenTree::Group(g))
+                    if g.delimiter() == Delimiter::Bracket && !has_range(&g.stream()));
+            length || element
         }
-        TokenTree::Group(g) => lengths_only(&g.stream(), v),
+        TokenTree::Group(g) => mentions_ok(&g.stream(), v, elements),
         _ => true,
     })
+}
+
+/// Whether the tokens of an index hold a range (`..` outside nested groups).
+fn has_range(ts: &TokenStream) -> bool {
+    let tokens: Vec<TokenTree> = ts.clone().into_iter().collect();
+    tokens.windows(2).any(|w| {
+        matches!((&w[0], &w[1]), (TokenTree::Punct(a), TokenTree::Punct(b))
+            if a.as_char() == '.' && b.as_char() == '.')
+    })
+}
+
+fn lengths_only(ts: &TokenStream, v: VarId) -> bool {
+    mentions_ok(ts, v, false)
+}
+
+/// Code kept as written (a constant's expression, a condition) with each element read of a
+/// split parameter `x[i]` as `split::join::<T>(x, tangent, i)` (see `Emitter::split`).
+pub(crate) fn joined_reads(
+    ts: &TokenStream,
+    split: &HashSet<VarId>,
+    float: &TokenStream,
+) -> TokenStream {
+    let rt = crate::companions::rt();
+    let tokens: Vec<TokenTree> = ts.clone().into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut k = 0;
+    while k < tokens.len() {
+        match &tokens[k] {
+            TokenTree::Ident(id) => {
+                let var = split.iter().find(|v| *id == v.ident().to_string());
+                match (var, tokens.get(k + 1)) {
+                    (Some(v), Some(TokenTree::Group(g))) if g.delimiter() == Delimiter::Bracket => {
+                        let (x, t) = (v.ident(), crate::emit::tangent_var(*v));
+                        let i = joined_reads(&g.stream(), split, float);
+                        out.extend(quote::quote!(#rt::dual::split::join::<#float>(#x, #t, #i)));
+                        k += 2;
+                        continue;
+                    }
+                    _ => out.extend(std::iter::once(tokens[k].clone())),
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut group =
+                    proc_macro2::Group::new(g.delimiter(), joined_reads(&g.stream(), split, float));
+                group.set_span(g.span());
+                out.extend(std::iter::once(TokenTree::Group(group)));
+            }
+            other => out.extend(std::iter::once(other.clone())),
+        }
+        k += 1;
+    }
+    out
 }
 
 fn operand_ok(o: &Operand, v: VarId) -> bool {
@@ -84,7 +141,8 @@ fn block_ok(block: &Block, body: &Body, v: VarId, elements: bool, fused: Option<
                 place: crate::ir::Place::Var(p),
                 index,
             } if *p == v => elements && !body.vars[dst.0].maybe_array && operand_ok(index, v),
-            Rhs::Inactive(ts) => lengths_only(ts, v),
+            // (a constant's expression or a condition may read elements: `xs[i] > 0.0`)
+            Rhs::Inactive(ts) => mentions_ok(ts, v, true),
             _ => crate::emit::mentions(stmt, v) == 0,
         },
         Stmt::Effect(ts) => lengths_only(ts, v),
@@ -135,7 +193,9 @@ pub fn split_body(sig: &Signature, body: &Body) -> Option<SplitSweep> {
     }
     let float = float?;
     let tokens = quote::quote!(#float);
-    let body = crate::fuse::emit::seeded_with(sig, body, Some((&params, tokens)))?;
+    let body = crate::fuse::emit::seeded_with(sig, body, Some((&params, tokens)));
+    eprintln!("SPLITDBG {} emitted {}", sig.ident, body.is_some());
+    let body = body?;
     Some(SplitSweep {
         body,
         positions,
