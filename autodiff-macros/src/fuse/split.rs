@@ -99,7 +99,7 @@ pub(crate) fn joined_reads(
     while k < tokens.len() {
         match &tokens[k] {
             TokenTree::Ident(id) => {
-                let var = split.iter().find(|v| *id == v.ident().to_string());
+                let var = split.iter().find(|v| *id == v.ident());
                 match (var, tokens.get(k + 1)) {
                     (Some(v), Some(TokenTree::Group(g))) if g.delimiter() == Delimiter::Bracket => {
                         let (x, t) = (v.ident(), crate::emit::tangent_var(*v));
