@@ -193,9 +193,7 @@ pub fn split_body(sig: &Signature, body: &Body) -> Option<SplitSweep> {
     }
     let float = float?;
     let tokens = quote::quote!(#float);
-    let body = crate::fuse::emit::seeded_with(sig, body, Some((&params, tokens)));
-    eprintln!("SPLITDBG {} emitted {}", sig.ident, body.is_some());
-    let body = body?;
+    let body = crate::fuse::emit::seeded_with(sig, body, Some((&params, tokens)))?;
     Some(SplitSweep {
         body,
         positions,
