@@ -838,6 +838,38 @@ fn damped_fold(xs: &[f64], y: f64) -> f64 {
         .fold(0.0, |a, c| a + c * y)
 }
 
+/// A `scan` whose step holds names of its own the same as its state's: a `fold`'s
+/// accumulator, a `let`, a `match` arm (each is the inner name where it is bound; the
+/// state everywhere else).
+#[differentiable]
+fn scan_shadowing(a: f64, xs: &[f64]) -> f64 {
+    let v: Vec<f64> = xs
+        .iter()
+        .scan(0.0, |acc, &u| {
+            *acc = *acc * 0.5 + a * xs.iter().fold(0.0, |acc, q| acc * 0.5 + q.sin());
+            let outer = *acc * u;
+            let shifted = match Some(u) {
+                Some(acc) => acc * 2.0 + outer,
+                None => outer,
+            };
+            let acc = shifted * 0.5;
+            Some(acc + u)
+        })
+        .collect();
+    v[1] + v[3] * v[2]
+}
+
+#[test]
+fn a_scan_step_with_names_of_its_own_the_same_as_its_state() {
+    let (a, xs) = (0.11, [0.89, 0.58, -0.92, 0.087]);
+    let (v, (ga, gx)) = value_and_gradients_function!(scan_shadowing)(a, &xs[..]);
+    assert_eq!(v, scan_shadowing(a, &xs));
+    let p: Vec<f64> = std::iter::once(a).chain(xs).collect();
+    let numeric = fd(|p: &[f64]| scan_shadowing(p[0], &p[1..]), &p);
+    let g: Vec<f64> = std::iter::once(ga).chain(gx).collect();
+    assert_gradient_close(&g, &numeric, 1e-6);
+}
+
 #[test]
 fn take_while_and_scan() {
     let x = [0.3, -1.2, 0.7, 1.9, 2.5, 3.0, 0.1];
