@@ -209,6 +209,28 @@ fn tail_call() {
     );
 }
 
+/// A generic reduction loop whose slice the fused gradient only indexes, a condition
+/// reading an element: `hvp!`'s split sweep `__seeded_split` (`fuse::split`).
+#[test]
+fn split_sweep() {
+    check(
+        "split_sweep",
+        quote! {
+            fn gated_squares<T: Float>(x: &[T], a: T) -> T {
+                let mut sum = T::zero();
+                for i in 0..x.len() - 1 {
+                    if x[i] > a {
+                        continue;
+                    }
+                    let d = x[i + 1] - a * x[i];
+                    sum = sum + d * d;
+                }
+                sum
+            }
+        },
+    );
+}
+
 #[test]
 fn fixed_arrays() {
     check(
