@@ -527,6 +527,33 @@ fn split_sweep_has_the_dual_buffers_bits_and_the_gradients_differences() {
 }
 
 #[test]
+fn split_sweep_bit_for_bit_at_random_points() {
+    // (both branches of the loop's `if`, lengths 2 to 30)
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    for round in 0..60 {
+        let n = 2 + round % 29;
+        let mut draw = |n: usize| (0..n).map(|_| next()).collect::<Vec<f64>>();
+        let (x, y, vx, vy) = (draw(n), draw(n), draw(n), draw(n));
+        let (s, vs) = (x[0] * 0.5, y[0]);
+        let split = hvp!(split_reads)(&x[..], &y[..], s, &vx[..], &vy[..], vs);
+        let twin = hvp!(split_reads_twin)(&x[..], &y[..], s, &vx[..], &vy[..], vs);
+        assert_eq!(split.0, twin.0, "n = {n}, round {round}");
+        assert_eq!(split.1, twin.1, "n = {n}, round {round}");
+        assert_eq!(
+            split.2.to_bits(),
+            twin.2.to_bits(),
+            "n = {n}, round {round}"
+        );
+    }
+}
+
+#[test]
 fn split_sweep_with_params_and_in_f32() {
     let (x, y, vx, vy) = split_inputs(9);
     // one slice selected: the other's vector is zero
