@@ -7,7 +7,8 @@
 //! its tangents are copied out into the product. Four passes over memory around the one
 //! that computes, which at 10⁵ elements and more cost more than the sweep itself.
 //!
-//! A slice parameter the body only indexes (element reads `x[i]`, and `x.len()`) needs
+//! A slice parameter the body only indexes (element reads `x[i]`, in conditions and
+//! constants kept as written too, and `x.len()`) needs
 //! none of them: the split sweep `__seeded_split` takes the argument and the vector as they
 //! are and reads element `i` as `Dual::new(x[i], v[i])`; its adjoint is a buffer of plain
 //! floats receiving the tangents of the element's adjoints — the product itself — as the
@@ -72,12 +73,16 @@ fn mentions_ok(ts: &TokenStream, v: VarId, elements: bool) -> bool {
     })
 }
 
-/// Whether the tokens of an index hold a range (`..` outside nested groups).
+/// Whether the tokens of an index may hold a range (`..`, in parentheses too).
 fn has_range(ts: &TokenStream) -> bool {
     let tokens: Vec<TokenTree> = ts.clone().into_iter().collect();
     tokens.windows(2).any(|w| {
         matches!((&w[0], &w[1]), (TokenTree::Punct(a), TokenTree::Punct(b))
             if a.as_char() == '.' && b.as_char() == '.')
+    }) || tokens.iter().any(|t| {
+        matches!(t, TokenTree::Group(g)
+            if matches!(g.delimiter(), Delimiter::Parenthesis | Delimiter::None)
+                && has_range(&g.stream()))
     })
 }
 
