@@ -44,6 +44,24 @@ struct Renamer<'a> {
     values_only: bool,
 }
 
+/// The names the `let`s of an `if let`/`while let` condition bind (`a && let …` chains
+/// included), in scope in its body.
+fn let_names(cond: &syn::Expr) -> HashSet<String> {
+    let mut names = HashSet::new();
+    let mut stack = vec![cond];
+    while let Some(e) = stack.pop() {
+        match e {
+            syn::Expr::Let(l) => pattern_names(&l.pat, &mut names),
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_)) => {
+                stack.extend([&*b.left, &*b.right]);
+            }
+            syn::Expr::Paren(p) => stack.push(&p.expr),
+            _ => {}
+        }
+    }
+    names
+}
+
 pub(crate) fn pattern_names(pat: &syn::Pat, out: &mut HashSet<String>) {
     struct Names<'b>(&'b mut HashSet<String>);
     impl syn::visit::Visit<'_> for Names<'_> {
@@ -158,15 +176,18 @@ impl VisitMut for Renamer<'_> {
     }
 
     fn visit_expr_if_mut(&mut self, i: &mut syn::ExprIf) {
-        let mut names = HashSet::new();
-        if let syn::Expr::Let(l) = &*i.cond {
-            pattern_names(&l.pat, &mut names);
-        }
+        let names = let_names(&i.cond);
         self.visit_expr_mut(&mut i.cond);
         self.with_scope(names, |r| r.visit_block_mut(&mut i.then_branch));
         if let Some((_, e)) = &mut i.else_branch {
             self.visit_expr_mut(e);
         }
+    }
+
+    fn visit_expr_while_mut(&mut self, w: &mut syn::ExprWhile) {
+        let names = let_names(&w.cond);
+        self.visit_expr_mut(&mut w.cond);
+        self.with_scope(names, |r| r.visit_block_mut(&mut w.body));
     }
 
     fn visit_block_mut(&mut self, b: &mut syn::Block) {

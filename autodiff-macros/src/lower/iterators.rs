@@ -1383,14 +1383,14 @@ fn scanned(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
     };
     let span = m.method.span();
     let state = syn::Ident::new("__autodiff_scan", span);
+    // (`acc` renamed where it is the state's: not where a closure, a `let`, a `match` arm
+    // or a loop of the step binds a name of its own the same, see `rename`; then `*acc`,
+    // now `*state`, is the state itself)
     let mut step = (*c.body).clone();
-    syn::visit_mut::VisitMut::visit_expr_mut(
-        &mut StateReads {
-            acc: acc.to_string(),
-            state: state.clone(),
-        },
-        &mut step,
-    );
+    let name = acc.to_string();
+    let renamed = state.to_token_stream();
+    crate::rename::rename_expr(&mut step, &|n| (n == name).then(|| renamed.clone()));
+    syn::visit_mut::VisitMut::visit_expr_mut(&mut StateReads(state.to_string()), &mut step);
     let x = &c.inputs[1];
     let prelude = syn::parse_quote_spanned! {span=>
         {
@@ -1401,100 +1401,19 @@ fn scanned(e: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
     Some(((*m.receiver).clone(), prelude))
 }
 
-/// A `scan` closure's body with its state (`acc`, `*acc`) read and written as the local
-/// `state` — where the name is the state's: not inside a closure, a `let`, a `match` arm, an
-/// `if let`, `while let` or `for` that binds a name of its own the same (`|acc, q| acc * 0.5`
-/// in a `fold` inside the step is the fold's accumulator).
-struct StateReads {
-    acc: String,
-    state: syn::Ident,
-}
-
-/// Whether the pattern binds `name`.
-fn binds(pat: &syn::Pat, name: &str) -> bool {
-    struct Finder<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Finder<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.found |= p.ident == self.name;
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut f = Finder { name, found: false };
-    syn::visit::Visit::visit_pat(&mut f, pat);
-    f.found
-}
-
-/// The `let` patterns of an `if let`/`while let` condition (`a && let …` chains included).
-fn let_patterns(cond: &syn::Expr) -> Vec<&syn::Pat> {
-    match cond {
-        syn::Expr::Let(l) => vec![&l.pat],
-        syn::Expr::Binary(b) => {
-            let mut out = let_patterns(&b.left);
-            out.extend(let_patterns(&b.right));
-            out
-        }
-        syn::Expr::Paren(p) => let_patterns(&p.expr),
-        _ => Vec::new(),
-    }
-}
+/// A `scan` step renamed (see [`scanned`]): `*state` read and written as `state`, the local
+/// holding the state.
+struct StateReads(String);
 
 impl syn::visit_mut::VisitMut for StateReads {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
-        let is_acc = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&self.acc));
-        let state = &self.state;
-        match e {
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_acc(&u.expr) => {
-                *e = syn::parse_quote!(#state);
-            }
-            e if is_acc(e) => *e = syn::parse_quote!(#state),
-            // a closure with a parameter of the same name: its own (nothing outside the
-            // closure's body can be rebound there)
-            syn::Expr::Closure(c) if c.inputs.iter().any(|p| binds(p, &self.acc)) => {}
-            syn::Expr::ForLoop(f) if binds(&f.pat, &self.acc) => {
-                self.visit_expr_mut(&mut f.expr);
-            }
-            syn::Expr::If(i) if let_patterns(&i.cond).iter().any(|p| binds(p, &self.acc)) => {
-                self.visit_expr_mut(&mut i.cond);
-                if let Some((_, els)) = &mut i.else_branch {
-                    self.visit_expr_mut(els);
-                }
-            }
-            syn::Expr::While(w) if let_patterns(&w.cond).iter().any(|p| binds(p, &self.acc)) => {
-                self.visit_expr_mut(&mut w.cond);
-            }
-            syn::Expr::Match(m) => {
-                self.visit_expr_mut(&mut m.expr);
-                for arm in &mut m.arms {
-                    if !binds(&arm.pat, &self.acc) {
-                        if let Some((_, guard)) = &mut arm.guard {
-                            self.visit_expr_mut(guard);
-                        }
-                        self.visit_expr_mut(&mut arm.body);
-                    }
-                }
-            }
-            _ => syn::visit_mut::visit_expr_mut(self, e),
-        }
-    }
-
-    fn visit_block_mut(&mut self, b: &mut syn::Block) {
-        for stmt in &mut b.stmts {
-            match stmt {
-                syn::Stmt::Local(l) if binds(&l.pat, &self.acc) => {
-                    // (its initialiser still reads the state; what follows, the new name)
-                    if let Some(init) = &mut l.init {
-                        self.visit_expr_mut(&mut init.expr);
-                        if let Some((_, diverge)) = &mut init.diverge {
-                            self.visit_expr_mut(diverge);
-                        }
-                    }
-                    return;
-                }
-                other => self.visit_stmt_mut(other),
+        if let syn::Expr::Unary(u) = e {
+            if matches!(u.op, syn::UnOp::Deref(_)) && u.expr.to_token_stream().to_string() == self.0
+            {
+                *e = (*u.expr).clone();
+                return;
             }
         }
+        syn::visit_mut::visit_expr_mut(self, e);
     }
 }
