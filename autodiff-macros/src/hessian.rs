@@ -377,24 +377,21 @@ fn dual_bound(sig: &Signature, t: &syn::Ident) -> Option<TokenStream> {
 }
 
 /// The function's `where` clause plus `extra`.
-fn dual_where_plain(sig: &Signature, extra: TokenStream) -> TokenStream {
+fn where_with(sig: &Signature, extra: impl IntoIterator<Item = TokenStream>) -> TokenStream {
     let mut preds: Vec<TokenStream> = Vec::new();
     if let Some(w) = &sig.generics_named.where_clause {
         preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
     }
-    preds.push(extra);
+    preds.extend(extra);
     quote!(where #(#preds),*)
 }
 
-/// The function's `where` clause plus [`dual_bound`].
+/// The function's `where` clause plus [`dual_bound`] and `extra`.
 fn dual_where(sig: &Signature, t: &syn::Ident, extra: &[TokenStream]) -> TokenStream {
-    let mut preds: Vec<TokenStream> = Vec::new();
-    if let Some(w) = &sig.generics_named.where_clause {
-        preds.extend(w.predicates.iter().map(ToTokens::to_token_stream));
-    }
-    preds.extend(dual_bound(sig, t));
-    preds.extend(extra.iter().cloned());
-    quote!(where #(#preds),*)
+    where_with(
+        sig,
+        dual_bound(sig, t).into_iter().chain(extra.iter().cloned()),
+    )
 }
 
 /// What the companions need of a parameter of a type generic over the float type that the
@@ -569,15 +566,14 @@ pub fn companions(
         .map(|i| format_ident!("__d{}", i, span = Span::mixed_site()))
         .collect();
     let fused = copy.as_ref().map_or(fused, |(_, f, _)| *f);
-    // the split sweep (`fuse::split`): the function's own or its copy's, each parameter it
-    // takes apart a slice of the float type
-    let split = split.filter(|s| copy.is_none() && fused && s.float == t);
+    // the split sweep (`fuse::split`, of a fused loop): the function's own, emitted here, or
+    // its copy's; each parameter it takes apart a slice of the float type
     let positions: Option<&[usize]> = match &copy {
         Some((_, _, p)) => p.as_deref(),
-        None => split.map(|s| s.positions.as_slice()),
+        None => split.filter(|s| s.float == t).map(|s| s.positions.as_slice()),
     }
     .filter(|p| p.iter().all(|&i| kinds[i] == Some(Kind::Borrowed)));
-    let split = split.filter(|_| positions.is_some());
+    let split = split.filter(|_| copy.is_none() && positions.is_some());
     let split_at = |i: usize| positions.is_some_and(|p| p.contains(&i));
     let tvars: Vec<syn::Ident> = (0..n).map(|i| crate::emit::tangent_var(VarId(i))).collect();
     let make_duals = (0..n).filter_map(|i| {
@@ -739,7 +735,7 @@ pub fn companions(
         let output = &sig.output;
         let out_tangent = crate::signature::tangent_type(output);
         let dy = format_ident!("__dy", span = Span::mixed_site());
-        let where_split = dual_where_plain(sig, quote!(#t: #rt::dual::split::Joined));
+        let where_split = where_with(sig, [quote!(#t: #rt::dual::split::Joined)]);
         let body = &s.body;
         quote! {
             #[inline]

@@ -893,12 +893,6 @@ pub mod split {
         vec![D::part_zero(); len]
     }
 
-    /// A dual zero of the sweep's float type (`like` is the cotangent).
-    #[inline(always)]
-    pub fn zero_like<D: Joined>(_like: &D) -> D {
-        D::joined_zero()
-    }
-
     /// The reverse of an element read: the cotangent's tangent added to element `i`.
     #[inline(always)]
     #[track_caller]

@@ -154,8 +154,7 @@ impl Emitter<'_> {
                     if self.initialized.contains(&v) {
                         v.adjoint().to_token_stream()
                     } else {
-                        let (id, t) = (v.ident(), &self.split_float);
-                        quote!(#rt::dual::split::zeros::<#t>(#id.len()))
+                        self.split_zeros(v)
                     }
                 } else if self.initialized.contains(&v) {
                     let (d, id) = (v.adjoint(), v.ident());
@@ -181,6 +180,12 @@ impl Emitter<'_> {
         }
     }
 
+    /// The zero gradient of a split parameter (see `Emitter::split`): its tangents.
+    fn split_zeros(&self, v: VarId) -> TokenStream {
+        let (rt, id, t) = (rt(), v.ident(), &self.split_float);
+        quote!(#rt::dual::split::zeros::<#t>(#id.len()))
+    }
+
     /// `let mut <adjoint> = <zero>;` for a variable whose adjoint is zero-initialised.
     pub(crate) fn zero_adjoint(&mut self, v: VarId) -> TokenStream {
         let rt = rt();
@@ -190,8 +195,8 @@ impl Emitter<'_> {
             if self.lazy.contains(&v) {
                 self.split_refused.set(true);
             }
-            let (id, t) = (v.ident(), &self.split_float);
-            return quote!(let mut #d = #rt::dual::split::zeros::<#t>(#id.len()););
+            let zeros = self.split_zeros(v);
+            return quote!(let mut #d = #zeros;);
         }
         if self.lazy.contains(&v) {
             quote!(let mut #d = #rt::lazy_zero_tangent(&#value);)

@@ -129,11 +129,11 @@ pub(crate) fn joined_reads(
     out
 }
 
+/// Whether the operand mentions `v` at most for its length.
 fn operand_ok(o: &Operand, v: VarId) -> bool {
     match o {
-        Operand::Var(u) | Operand::Ref(u) => *u != v,
-        Operand::MutRef { .. } => !crate::emit::mentions_operand(o, v),
         Operand::Inline(e) => lengths_only(&quote::ToTokens::to_token_stream(e), v),
+        _ => !crate::emit::mentions_operand(o, v),
     }
 }
 
