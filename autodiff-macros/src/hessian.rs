@@ -570,7 +570,9 @@ pub fn companions(
     // its copy's; each parameter it takes apart a slice of the float type
     let positions: Option<&[usize]> = match &copy {
         Some((_, _, p)) => p.as_deref(),
-        None => split.filter(|s| s.float == t).map(|s| s.positions.as_slice()),
+        None => split
+            .filter(|s| s.float == t)
+            .map(|s| s.positions.as_slice()),
     }
     .filter(|p| p.iter().all(|&i| kinds[i] == Some(Kind::Borrowed)));
     let split = split.filter(|_| copy.is_none() && positions.is_some());

@@ -174,6 +174,14 @@ fn block_ok(block: &Block, body: &Body, v: VarId, elements: bool, fused: Option<
 /// The split sweep of a function with a fused gradient (see the module's documentation),
 /// or `None`: no parameter to take apart, or a form the split sweep does not write.
 pub fn split_body(sig: &Signature, body: &Body) -> Option<SplitSweep> {
+    // (most functions have no slice of a type parameter: no plan to make again)
+    if !sig
+        .params
+        .iter()
+        .any(|p| slice_of_type_param(sig, &p.ty).is_some())
+    {
+        return None;
+    }
     let plan = crate::fuse::plan(body)?;
     let mut float: Option<syn::Ident> = None;
     let mut params = HashSet::new();
