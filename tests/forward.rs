@@ -463,4 +463,101 @@ mod strips {
             );
         }
     }
+
+    /// Neighbours read around the item (`x[i - 1]`, `x[i + 2]`: the strip reads `x` and
+    /// its tangent through parts), a loop starting past the first element, a slice also
+    /// read in a branch (`y`: read as written) and one read at an index that is not the
+    /// item plus a constant (`w[i % w.len()]`).
+    #[differentiable]
+    fn stencil<T: Float>(x: &[T], y: &[T], w: &[T]) -> T {
+        let two = T::from(2.0).unwrap();
+        let mut s = T::zero();
+        for i in 1..x.len() - 2 {
+            let d = x[i + 2] - two * x[i] + x[i - 1];
+            let g = if d > T::zero() { y[i] * d } else { d };
+            s = s + d * d * w[i % w.len()] + g * y[i + 1];
+        }
+        s
+    }
+
+    #[differentiable]
+    fn stencil_unstripped<T: Float>(x: &[T], y: &[T], w: &[T]) -> T {
+        let two = T::from(2.0).unwrap();
+        let mut s = T::zero();
+        for i in 1..x.len() - 2 {
+            if i == usize::MAX {
+                break;
+            }
+            let d = x[i + 2] - two * x[i] + x[i - 1];
+            let g = if d > T::zero() { y[i] * d } else { d };
+            s = s + d * d * w[i % w.len()] + g * y[i + 1];
+        }
+        s
+    }
+
+    #[test]
+    fn neighbours_read_through_parts_of_the_strip_in_f32_and_f64() {
+        let w = [0.5, -1.5, 2.0];
+        let vw = [1.0, 0.25, -0.5];
+        for n in 3..=45 {
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.71).sin()).collect();
+            let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.23).cos()).collect();
+            let vx: Vec<f64> = (0..n).map(|i| ((i % 5) as f64 - 2.0) * 0.3).collect();
+            let vy: Vec<f64> = (0..n).map(|i| ((i % 3) as f64 - 1.0) * 0.7).collect();
+            let (v, dv) = jvp!(stencil)(&x, &y, &w, &vx, &vy, &vw);
+            let (v1, dv1) = jvp!(stencil_unstripped)(&x, &y, &w, &vx, &vy, &vw);
+            assert_eq!(v.to_bits(), stencil(&x, &y, &w).to_bits(), "n = {n}");
+            assert_eq!(
+                (v.to_bits(), dv.to_bits()),
+                (v1.to_bits(), dv1.to_bits()),
+                "n = {n}"
+            );
+            let (gx, gy, gw) = gradients_function!(stencil)(&x, &y, &w);
+            let dot = |g: &[f64], v: &[f64]| g.iter().zip(v).map(|(a, b)| a * b).sum::<f64>();
+            let along = dot(&gx, &vx) + dot(&gy, &vy) + dot(&gw, &vw);
+            assert!(
+                close(dv, along, 1e-10),
+                "n = {n}: jvp {dv} vs ⟨∇f, v⟩ {along}"
+            );
+            let p: Vec<f64> = [&x[..], &y[..], &w[..]].concat();
+            let q: Vec<f64> = [&vx[..], &vy[..], &vw[..]].concat();
+            let fd = central(|p| stencil(&p[..n], &p[n..2 * n], &p[2 * n..]), &p, &q);
+            assert!(close(dv, fd, 1e-6), "n = {n}: jvp {dv} vs difference {fd}");
+            let f32s = |a: &[f64]| a.iter().map(|&a| a as f32).collect::<Vec<f32>>();
+            let (x, y, w, vx, vy, vw) = (
+                f32s(&x),
+                f32s(&y),
+                f32s(&w),
+                f32s(&vx),
+                f32s(&vy),
+                f32s(&vw),
+            );
+            let (v, dv) = jvp!(stencil)(&x, &y, &w, &vx, &vy, &vw);
+            let (v1, dv1) = jvp!(stencil_unstripped)(&x, &y, &w, &vx, &vy, &vw);
+            assert_eq!(
+                (v.to_bits(), dv.to_bits()),
+                (v1.to_bits(), dv1.to_bits()),
+                "f32, n = {n}"
+            );
+        }
+    }
+
+    /// A read past the end of its slice panics in a strip as in the loop (a part of the
+    /// strip out of range is a read the loop makes): here the second strip's part, which
+    /// reaches `x[32]`.
+    #[differentiable]
+    fn overreach(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i + 1];
+        }
+        s
+    }
+
+    #[test]
+    #[should_panic(expected = "range end index 33 out of range for slice of length 32")]
+    fn a_read_past_the_end_panics_in_a_strip() {
+        let x = vec![0.5; 32];
+        let _ = jvp!(overreach)(&x, &x);
+    }
 }

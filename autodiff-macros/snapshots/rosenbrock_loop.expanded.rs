@@ -321,8 +321,17 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
             let __strip_end = __strip_range.end;
             let mut __strip_at = __strip_range.start;
             while __strip_end > __strip_at && __strip_end - __strip_at >= 16 {
-                let mut __strip_v12: [_; 16] = [::core::default::Default::default(); 16];
-                let mut __strip_tv12: [_; 16] = [::core::default::Default::default(); 16];
+                let mut __strip_v12: [(_, _); 16] = [::core::default::Default::default(); 16];
+                let __v0 = ::autodiff::__private::saved::Part::new(
+                    &__v0[..],
+                    __strip_at,
+                    (__strip_at + 17),
+                );
+                let __tv0 = ::autodiff::__private::saved::Part::new(
+                    &__tv0[..],
+                    __strip_at,
+                    (__strip_at + 17),
+                );
                 let __strip_first = __strip_at;
                 for __strip_k in 0..16 {
                     let __v2 = __strip_at;
@@ -351,15 +360,13 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
                     let __v12 = __v9 + __v11;
                     let __tv12 = (::autodiff::__private::ops::add_d0(&__tv9)
                         + ::autodiff::__private::ops::add_d1(&__tv11));
-                    __strip_v12[__strip_k] = __v12;
-                    __strip_tv12[__strip_k] = __tv12;
+                    __strip_v12[__strip_k] = (__v12, __tv12);
                 }
                 __strip_at = __strip_first;
                 for __strip_k in 0..16 {
                     let __v2 = __strip_at;
                     __strip_at += 1;
-                    let __v12 = __strip_v12[__strip_k];
-                    let __tv12 = __strip_tv12[__strip_k];
+                    let (__v12, __tv12) = __strip_v12[__strip_k];
                     let __v13 = ::core::clone::Clone::clone(&__c0);
                     let __tv13 = ::core::clone::Clone::clone(&__tc0);
                     let __v14 = __v13 + __v12;

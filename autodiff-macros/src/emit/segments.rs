@@ -187,7 +187,7 @@ fn unit_step(e: &Emitter<'_>, ts: &TokenStream) -> Option<CellId> {
 }
 
 /// `item`, `item + c`, `c + item` or `item - c` (`c` an integer literal): the offset.
-fn item_offset(ts: &TokenStream, item: VarId) -> Option<i64> {
+pub(crate) fn item_offset(ts: &TokenStream, item: VarId) -> Option<i64> {
     let mut expr: syn::Expr = syn::parse2(ts.clone()).ok()?;
     while let syn::Expr::Paren(p) = expr {
         expr = *p.expr;

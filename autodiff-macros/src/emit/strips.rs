@@ -24,11 +24,13 @@
 //! in the second loop, as a branch the compiler no longer turns into selects (measured 40 %
 //! slower than the loop whole). What the carried statements read of the first loop's
 //! values is kept per strip: value and tangent of a differentiable scalar (`Copy` and
-//! `Default`). The iterations left over after the last whole strip run as the loop always
-//! did.
+//! `Default`), each value beside its tangent (one load for both in the second loop, and on
+//! two lanes one addition). The slice parameters the body reads at the item plus a
+//! constant are read through parts of the strip's length (see [`parts`]). The iterations
+//! left over after the last whole strip run as the loop always did.
 
 use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, Rhs, Stmt, VarId};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The number of iterations of a strip: long enough for the terms' loop to vectorise,
 /// short enough for its arrays to stay in registers or the first-level cache (16 and 32
@@ -300,4 +302,68 @@ pub(super) fn plan(
         carried,
         kept,
     })
+}
+
+/// The slice parameters a strip reads through parts: each read, as a float, only by
+/// statements of the loop's body itself (run in every iteration) at the item plus a
+/// constant; with the lowest and the highest constant. Taken once per strip (elements
+/// `at + lowest .. at + STRIP + highest`), such a part lets the compiler check the strip's
+/// reads once rather than each one (on Rosenbrock, the checks kept the strip's terms from
+/// vectorising whole). Every element of the part is one an iteration of the strip reads,
+/// so a part out of range is a read the loop would have made out of range.
+pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(VarId, i64, i64)> {
+    let mut offsets: HashMap<VarId, i64> = HashMap::from([(item, 0)]);
+    for stmt in &block.stmts {
+        if let Stmt::Let {
+            dst,
+            rhs: Rhs::Inactive(ts),
+            ..
+        } = stmt
+        {
+            if let Some(o) = super::segments::item_offset(ts, item) {
+                offsets.insert(*dst, o);
+            }
+        }
+    }
+    // by parameter: the offsets' span (none once a read is at another index) and the
+    // number of reads
+    let mut found: BTreeMap<usize, (Option<(i64, i64)>, usize)> = BTreeMap::new();
+    for stmt in &block.stmts {
+        let Stmt::Let {
+            dst,
+            rhs:
+                Rhs::ReadIndex {
+                    place: Place::Var(p),
+                    index,
+                },
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        if !e.slice_params.contains(p) {
+            continue;
+        }
+        let at = match index {
+            Operand::Var(v) if !e.body.vars[dst.0].maybe_array => offsets.get(v).copied(),
+            _ => None,
+        };
+        let (span, reads) = found.entry(p.0).or_insert((at.map(|o| (o, o)), 0));
+        *reads += 1;
+        *span = match (*span, at) {
+            (Some((lo, hi)), Some(o)) => Some((lo.min(o), hi.max(o))),
+            _ => None,
+        };
+    }
+    found
+        .into_iter()
+        .filter_map(|(p, (span, reads))| {
+            let (lo, hi) = span?;
+            (super::hoist::mentions_block(block, Place::Var(VarId(p))) == reads).then_some((
+                VarId(p),
+                lo,
+                hi,
+            ))
+        })
+        .collect()
 }

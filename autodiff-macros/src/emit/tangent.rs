@@ -546,18 +546,41 @@ impl Tangents<'_> {
                 self.stmt(&mut terms, stmt);
             }
         }
+        // (a value kept beside its tangent: the second loop adds both with one load, and
+        // on two lanes with one instruction)
         let (mut arrays, mut keep, mut unkeep) =
             (TokenStream::new(), TokenStream::new(), TokenStream::new());
         for v in &strips.kept {
             let (id, tv) = (v.ident(), tangent_var(*v));
             let a = format_ident!("__strip_v{}", v.0, span = site);
-            let ta = format_ident!("__strip_tv{}", v.0, span = site);
             arrays.extend(quote!(
-                let mut #a: [_; #s] = [::core::default::Default::default(); #s];
-                let mut #ta: [_; #s] = [::core::default::Default::default(); #s];
+                let mut #a: [(_, _); #s] = [::core::default::Default::default(); #s];
             ));
-            keep.extend(quote!(#a[#k] = #id; #ta[#k] = #tv;));
-            unkeep.extend(quote!(let #id = #a[#k]; let #tv = #ta[#k];));
+            keep.extend(quote!(#a[#k] = (#id, #tv);));
+            unkeep.extend(quote!(let (#id, #tv) = #a[#k];));
+        }
+        // the slices the strip reads at its items, through parts of the strip's length
+        let rt = rt();
+        let mut parts = TokenStream::new();
+        let offset = |o: i64| match o {
+            0 => quote!(#at),
+            o if o > 0 => {
+                let o = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
+                quote!((#at + #o))
+            }
+            o => {
+                let o = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
+                quote!((#at - #o))
+            }
+        };
+        let stripped = quote!(#terms #chains);
+        for (p, lo, hi) in super::strips::parts(&self.primal, body, strips.item) {
+            let (lo, hi) = (offset(lo), offset(hi + super::strips::STRIP as i64));
+            for id in [p.ident(), tangent_var(p)] {
+                if crate::impls::mentions(&stripped, &id) {
+                    parts.extend(quote!(let #id = #rt::saved::Part::new(&#id[..], #lo, #hi);));
+                }
+            }
         }
         let iter = crate::emit::for_head(&strips.iter);
         quote!({
@@ -566,6 +589,7 @@ impl Tangents<'_> {
             let mut #at = #range.start;
             while #end > #at && #end - #at >= #s {
                 #arrays
+                #parts
                 let #first = #at;
                 for #k in 0..#s {
                     let #item = #at;
