@@ -542,6 +542,68 @@ mod strips {
         }
     }
 
+    /// A local buffer made once, then read at the item and its neighbour (through parts).
+    #[differentiable]
+    fn smoothed<T: Float>(x: &[T]) -> T {
+        let mut r = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            r[i] = x[i].sin() * x[i];
+        }
+        let mut s = T::zero();
+        for i in 0..x.len() - 1 {
+            s = s + r[i] * r[i + 1] + r[i];
+        }
+        s
+    }
+
+    #[differentiable]
+    fn smoothed_unstripped<T: Float>(x: &[T]) -> T {
+        let mut r = vec![T::zero(); x.len()];
+        for i in 0..x.len() {
+            r[i] = x[i].sin() * x[i];
+        }
+        let mut s = T::zero();
+        for i in 0..x.len() - 1 {
+            if i == usize::MAX {
+                break;
+            }
+            s = s + r[i] * r[i + 1] + r[i];
+        }
+        s
+    }
+
+    #[test]
+    fn a_local_buffer_read_through_parts_of_the_strip() {
+        for n in 1..=40 {
+            let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.53).cos() * 1.5).collect();
+            let v: Vec<f64> = (0..n).map(|i| ((i % 4) as f64 - 1.5) * 0.4).collect();
+            let (y, dy) = jvp!(smoothed)(&x, &v);
+            let (y1, dy1) = jvp!(smoothed_unstripped)(&x, &v);
+            assert_eq!(y.to_bits(), smoothed(&x).to_bits(), "n = {n}");
+            assert_eq!(
+                (y.to_bits(), dy.to_bits()),
+                (y1.to_bits(), dy1.to_bits()),
+                "n = {n}"
+            );
+            // by hand: r = x·sin x, r' = sin x + x·cos x; Σ (r'ᵢ vᵢ)(rᵢ₊₁ + 1) + rᵢ r'ᵢ₊₁ vᵢ₊₁
+            let r = |i: usize| x[i].sin() * x[i];
+            let dr = |i: usize| (x[i].sin() + x[i] * x[i].cos()) * v[i];
+            let by_hand: f64 = (0..n - 1)
+                .map(|i| dr(i) * (r(i + 1) + 1.0) + r(i) * dr(i + 1))
+                .sum();
+            assert!(close(dy, by_hand, 1e-12), "n = {n}: {dy} vs {by_hand}");
+            let x32: Vec<f32> = x.iter().map(|&a| a as f32).collect();
+            let v32: Vec<f32> = v.iter().map(|&a| a as f32).collect();
+            let (y, dy) = jvp!(smoothed)(&x32, &v32);
+            let (y1, dy1) = jvp!(smoothed_unstripped)(&x32, &v32);
+            assert_eq!(
+                (y.to_bits(), dy.to_bits()),
+                (y1.to_bits(), dy1.to_bits()),
+                "f32, n = {n}"
+            );
+        }
+    }
+
     /// A read past the end of its slice panics in a strip as in the loop (a part of the
     /// strip out of range is a read the loop makes): here the second strip's part, which
     /// reaches `x[32]`.

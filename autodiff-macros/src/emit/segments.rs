@@ -217,7 +217,7 @@ pub(crate) fn item_offset(ts: &TokenStream, item: VarId) -> Option<i64> {
 /// The cells a part can be taken of: made once by `vec![…]`, an array literal or
 /// `to_vec()` (a slice's type), never grown, resized or written whole again, and no
 /// `&mut` parameter's; their adjoints have their lengths.
-fn eligible_cells(e: &Emitter<'_>) -> HashSet<CellId> {
+pub(crate) fn eligible_cells(e: &Emitter<'_>) -> HashSet<CellId> {
     fn walk(block: &Block, writes: &mut HashMap<CellId, Vec<Option<VarId>>>) {
         for stmt in &block.stmts {
             match stmt {

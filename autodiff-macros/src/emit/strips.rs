@@ -304,14 +304,15 @@ pub(super) fn plan(
     })
 }
 
-/// The slice parameters a strip reads through parts: each read, as a float, only by
+/// The slices a strip reads through parts: slice parameters, and local buffers made once
+/// as a `Vec` or an array (see `segments::eligible_cells`), each read, as a float, only by
 /// statements of the loop's body itself (run in every iteration) at the item plus a
 /// constant; with the lowest and the highest constant. Taken once per strip (elements
 /// `at + lowest .. at + STRIP + highest`), such a part lets the compiler check the strip's
 /// reads once rather than each one (on Rosenbrock, the checks kept the strip's terms from
 /// vectorising whole). Every element of the part is one an iteration of the strip reads,
 /// so a part out of range is a read the loop would have made out of range.
-pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(VarId, i64, i64)> {
+pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, i64, i64)> {
     let mut offsets: HashMap<VarId, i64> = HashMap::from([(item, 0)]);
     for stmt in &block.stmts {
         if let Stmt::Let {
@@ -325,30 +326,35 @@ pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(
             }
         }
     }
-    // by parameter: the offsets' span (none once a read is at another index) and the
-    // number of reads
-    let mut found: BTreeMap<usize, (Option<(i64, i64)>, usize)> = BTreeMap::new();
+    // by place: the offsets' span (none once a read is at another index) and the number
+    // of reads
+    type Span = Option<(i64, i64)>;
+    let mut cells = None;
+    let mut found: BTreeMap<String, (Place, Span, usize)> = BTreeMap::new();
     for stmt in &block.stmts {
         let Stmt::Let {
             dst,
-            rhs:
-                Rhs::ReadIndex {
-                    place: Place::Var(p),
-                    index,
-                },
+            rhs: Rhs::ReadIndex { place, index },
             ..
         } = stmt
         else {
             continue;
         };
-        if !e.slice_params.contains(p) {
+        let sliced = match place {
+            Place::Var(p) => e.slice_params.contains(p),
+            Place::Cell(c) => cells
+                .get_or_insert_with(|| super::segments::eligible_cells(e))
+                .contains(c),
+        };
+        if !sliced {
             continue;
         }
         let at = match index {
             Operand::Var(v) if !e.body.vars[dst.0].maybe_array => offsets.get(v).copied(),
             _ => None,
         };
-        let (span, reads) = found.entry(p.0).or_insert((at.map(|o| (o, o)), 0));
+        let (_, span, reads) =
+            (found.entry(format!("{place:?}"))).or_insert((*place, at.map(|o| (o, o)), 0));
         *reads += 1;
         *span = match (*span, at) {
             (Some((lo, hi)), Some(o)) => Some((lo.min(o), hi.max(o))),
@@ -356,14 +362,10 @@ pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(
         };
     }
     found
-        .into_iter()
-        .filter_map(|(p, (span, reads))| {
+        .into_values()
+        .filter_map(|(place, span, reads)| {
             let (lo, hi) = span?;
-            (super::hoist::mentions_block(block, Place::Var(VarId(p))) == reads).then_some((
-                VarId(p),
-                lo,
-                hi,
-            ))
+            (super::hoist::mentions_block(block, place) == reads).then_some((place, lo, hi))
         })
         .collect()
 }

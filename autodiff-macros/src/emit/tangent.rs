@@ -574,9 +574,13 @@ impl Tangents<'_> {
             }
         };
         let stripped = quote!(#terms #chains);
-        for (p, lo, hi) in super::strips::parts(&self.primal, body, strips.item) {
+        for (place, lo, hi) in super::strips::parts(&self.primal, body, strips.item) {
             let (lo, hi) = (offset(lo), offset(hi + super::strips::STRIP as i64));
-            for id in [p.ident(), tangent_var(p)] {
+            let names = match place {
+                Place::Var(p) => [p.ident(), tangent_var(p)],
+                Place::Cell(c) => [c.ident(), tangent_cell(c)],
+            };
+            for id in names {
                 if crate::impls::mentions(&stripped, &id) {
                     parts.extend(quote!(let #id = #rt::saved::Part::new(&#id[..], #lo, #hi);));
                 }
