@@ -165,8 +165,14 @@ impl Emitter<'_> {
                     } else {
                         quote!(#d)
                     };
-                    // adjoints start from −0.0: a zero gradient leaves as 0.0
-                    quote!(#rt::finish_tangent(&#id, #d))
+                    // adjoints start from −0.0: a zero gradient leaves as 0.0 (of a float
+                    // written as one, without naming the parameter, which the pullback
+                    // would otherwise keep for its type alone)
+                    if crate::signature::is_float(&p.ty) {
+                        quote!((#d + 0.0))
+                    } else {
+                        quote!(#rt::finish_tangent(&#id, #d))
+                    }
                 } else {
                     let id = v.ident();
                     quote!(#rt::zero_tangent(&#id))
