@@ -340,19 +340,8 @@ pub(crate) fn bind(
             before.extend(quote!(let #b: usize = #value;));
             b
         });
-        let at = |offset: i64| match offset {
-            0 => quote!(#base),
-            o if o > 0 => {
-                let o = proc_macro2::Literal::usize_unsuffixed(o as usize);
-                quote!((#base + #o))
-            }
-            o => {
-                let o = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
-                quote!((#base - #o))
-            }
-        };
-        let lo = at(s.min);
-        let hi = at(s.max);
+        let lo = offset(base, s.min);
+        let hi = offset(base, s.max);
         let hi = quote!((#hi + #n));
         if read {
             before.extend(quote!(let #primal = #rt::saved::Part::new(&#primal[..], #lo, #hi);));
@@ -367,4 +356,14 @@ pub(crate) fn bind(
         }
     }
     any.then_some((before, pins))
+}
+
+/// `base + o` (`base − |o|` for a negative `o`), as `usize` arithmetic.
+pub(crate) fn offset(base: &impl quote::ToTokens, o: i64) -> TokenStream {
+    let k = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
+    match o {
+        0 => quote!(#base),
+        o if o > 0 => quote!((#base + #k)),
+        _ => quote!((#base - #k)),
+    }
 }

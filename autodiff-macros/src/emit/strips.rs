@@ -25,9 +25,9 @@
 //! slower than the loop whole). What the carried statements read of the first loop's
 //! values is kept per strip: value and tangent of a differentiable scalar (`Copy` and
 //! `Default`), each value beside its tangent (one load for both in the second loop, and on
-//! two lanes one addition). The slice parameters the body reads at the item plus a
-//! constant are read through parts of the strip's length (see [`parts`]). The iterations
-//! left over after the last whole strip run as the loop always did.
+//! two lanes one addition). The slice parameters and the local buffers the body reads at
+//! the item plus a constant are read through parts of the strip's length (see [`parts`]).
+//! The iterations left over after the last whole strip run as the loop always did.
 
 use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, Rhs, Stmt, VarId};
 use std::collections::{BTreeMap, HashMap, HashSet};

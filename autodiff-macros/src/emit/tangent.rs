@@ -562,20 +562,12 @@ impl Tangents<'_> {
         // the slices the strip reads at its items, through parts of the strip's length
         let rt = rt();
         let mut parts = TokenStream::new();
-        let offset = |o: i64| match o {
-            0 => quote!(#at),
-            o if o > 0 => {
-                let o = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
-                quote!((#at + #o))
-            }
-            o => {
-                let o = proc_macro2::Literal::usize_unsuffixed(o.unsigned_abs() as usize);
-                quote!((#at - #o))
-            }
-        };
         let stripped = quote!(#terms #chains);
         for (place, lo, hi) in super::strips::parts(&self.primal, body, strips.item) {
-            let (lo, hi) = (offset(lo), offset(hi + super::strips::STRIP as i64));
+            let (lo, hi) = (
+                super::segments::offset(&at, lo),
+                super::segments::offset(&at, hi + super::strips::STRIP as i64),
+            );
             let names = match place {
                 Place::Var(p) => [p.ident(), tangent_var(p)],
                 Place::Cell(c) => [c.ident(), tangent_cell(c)],
