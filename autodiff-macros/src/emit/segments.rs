@@ -45,31 +45,62 @@ pub(crate) struct Segment {
 pub(crate) fn plan(e: &Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, Segment)> {
     // the indices: variables that are, in iteration `k`, a family's base plus `k` plus a
     // constant
-    let mut index: HashMap<VarId, (Family, i64)> = HashMap::new();
-    index.insert(item, (Family::Item, 0));
     let steps = counter_steps(e, block);
     if steps.is_empty() {
         // (only loops a counter indexes, below)
         return Vec::new();
     }
+    let mut index = item_indices(block, item);
     for (position, stmt) in block.stmts.iter().enumerate() {
-        let Stmt::Let { dst, rhs, .. } = stmt else {
-            continue;
-        };
-        match rhs {
-            Rhs::Inactive(ts) => {
-                if let Some(offset) = item_offset(ts, item) {
-                    index.insert(*dst, (Family::Item, offset));
-                }
+        if let Stmt::Let {
+            dst,
+            rhs: Rhs::ReadCell(c),
+            ..
+        } = stmt
+        {
+            if let (true, Some(&step_at)) = (e.counter_reads.contains_key(dst), steps.get(c)) {
+                index.insert(*dst, (Family::Counter(*c), i64::from(step_at < position)));
             }
-            Rhs::ReadCell(c) if e.counter_reads.contains_key(dst) => {
-                if let Some(&step_at) = steps.get(c) {
-                    index.insert(*dst, (Family::Counter(*c), i64::from(step_at < position)));
-                }
-            }
-            _ => {}
         }
     }
+    let out = spans(e, block, &index);
+    // Only where a counter indexes: of an index that is the loop's item the compiler
+    // checks the bound cheaply in each iteration, and a short loop read through parts
+    // (taken at each entry, the loop then vectorised) ran slower than as it was (GMM at
+    // d = 10, 15 %); of a counter's it knows nothing.
+    if out.iter().all(|(_, s)| s.family == Family::Item) {
+        return Vec::new();
+    }
+    out
+}
+
+/// The loop's item and the variables that are the item plus a constant (`let j = i + 1`),
+/// each with its offset.
+pub(crate) fn item_indices(block: &Block, item: VarId) -> HashMap<VarId, (Family, i64)> {
+    let mut index = HashMap::from([(item, (Family::Item, 0))]);
+    for stmt in &block.stmts {
+        if let Stmt::Let {
+            dst,
+            rhs: Rhs::Inactive(ts),
+            ..
+        } = stmt
+        {
+            if let Some(offset) = item_offset(ts, item) {
+                index.insert(*dst, (Family::Item, offset));
+            }
+        }
+    }
+    index
+}
+
+/// The slices (slice parameters, and the cells of [`eligible_cells`]) that the body's own
+/// statements index, as floats, only at the variables of `index` (a family's base plus the
+/// iteration plus a constant), and nowhere else in the loop: the segment each spans.
+pub(crate) fn spans(
+    e: &Emitter<'_>,
+    block: &Block,
+    index: &HashMap<VarId, (Family, i64)>,
+) -> Vec<(Place, Segment)> {
     // the accesses, statements of the body itself at those indices, by place: the
     // segment they span (none once one is at another index or of another family) and
     // how many there are
@@ -114,7 +145,7 @@ pub(crate) fn plan(e: &Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, S
         }
     }
     let eligible = eligible_cells(e);
-    let out: Vec<(Place, Segment)> = found
+    found
         .into_values()
         .filter_map(|(place, segment, accesses)| {
             let segment = segment?;
@@ -125,15 +156,7 @@ pub(crate) fn plan(e: &Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, S
             // indexed there and nowhere else in the loop
             (ok && mentions_block(block, place) == accesses).then_some((place, segment))
         })
-        .collect();
-    // Only where a counter indexes: of an index that is the loop's item the compiler
-    // checks the bound cheaply in each iteration, and a short loop read through parts
-    // (taken at each entry, the loop then vectorised) ran slower than as it was (GMM at
-    // d = 10, 15 %); of a counter's it knows nothing.
-    if out.iter().all(|(_, s)| s.family == Family::Item) {
-        return Vec::new();
-    }
-    out
+        .collect()
 }
 
 /// The counters stepped by one exactly once in each iteration, by a statement of the

@@ -30,7 +30,7 @@
 //! The iterations left over after the last whole strip run as the loop always did.
 
 use crate::ir::{Block, Body, CellId, LoopHead, Operand, Place, Prim, Rhs, Stmt, VarId};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The number of iterations of a strip: long enough for the terms' loop to vectorise,
 /// short enough for its arrays to stay in registers or the first-level cache (16 and 32
@@ -305,67 +305,16 @@ pub(super) fn plan(
 }
 
 /// The slices a strip reads through parts: slice parameters, and local buffers made once
-/// as a `Vec` or an array (see `segments::eligible_cells`), each read, as a float, only by
-/// statements of the loop's body itself (run in every iteration) at the item plus a
-/// constant; with the lowest and the highest constant. Taken once per strip (elements
+/// as a `Vec` or an array, each read, as a float, only by statements of the loop's body
+/// itself (run in every iteration) at the item plus a constant (`segments::spans`); with
+/// the lowest and the highest constant. Taken once per strip (elements
 /// `at + lowest .. at + STRIP + highest`), such a part lets the compiler check the strip's
 /// reads once rather than each one (on Rosenbrock, the checks kept the strip's terms from
 /// vectorising whole). Every element of the part is one an iteration of the strip reads,
 /// so a part out of range is a read the loop would have made out of range.
 pub(super) fn parts(e: &super::Emitter<'_>, block: &Block, item: VarId) -> Vec<(Place, i64, i64)> {
-    let mut offsets: HashMap<VarId, i64> = HashMap::from([(item, 0)]);
-    for stmt in &block.stmts {
-        if let Stmt::Let {
-            dst,
-            rhs: Rhs::Inactive(ts),
-            ..
-        } = stmt
-        {
-            if let Some(o) = super::segments::item_offset(ts, item) {
-                offsets.insert(*dst, o);
-            }
-        }
-    }
-    // by place: the offsets' span (none once a read is at another index) and the number
-    // of reads
-    type Span = Option<(i64, i64)>;
-    let mut cells = None;
-    let mut found: BTreeMap<String, (Place, Span, usize)> = BTreeMap::new();
-    for stmt in &block.stmts {
-        let Stmt::Let {
-            dst,
-            rhs: Rhs::ReadIndex { place, index },
-            ..
-        } = stmt
-        else {
-            continue;
-        };
-        let sliced = match place {
-            Place::Var(p) => e.slice_params.contains(p),
-            Place::Cell(c) => cells
-                .get_or_insert_with(|| super::segments::eligible_cells(e))
-                .contains(c),
-        };
-        if !sliced {
-            continue;
-        }
-        let at = match index {
-            Operand::Var(v) if !e.body.vars[dst.0].maybe_array => offsets.get(v).copied(),
-            _ => None,
-        };
-        let (_, span, reads) =
-            (found.entry(format!("{place:?}"))).or_insert((*place, at.map(|o| (o, o)), 0));
-        *reads += 1;
-        *span = match (*span, at) {
-            (Some((lo, hi)), Some(o)) => Some((lo.min(o), hi.max(o))),
-            _ => None,
-        };
-    }
-    found
-        .into_values()
-        .filter_map(|(place, span, reads)| {
-            let (lo, hi) = span?;
-            (super::hoist::mentions_block(block, place) == reads).then_some((place, lo, hi))
-        })
+    let index = super::segments::item_indices(block, item);
+    (super::segments::spans(e, block, &index).into_iter())
+        .map(|(place, s)| (place, s.min, s.max))
         .collect()
 }
