@@ -31,6 +31,11 @@ use std::cell::RefCell;
 
 /// How many different capacities a thread keeps buffers of, per float type.
 pub const SIZES: usize = 16;
+/// The most elements of a zero gradient taken from the pool (`Differentiable::zero_tangents`
+/// of floats): a larger one is zeroed memory from the system, whose pages cost only where
+/// contributions touch them; a small one is written in any case, and `calloc` is not served
+/// by the system allocator's per-thread cache.
+pub const SMALL: usize = 4096;
 /// How many bytes of buffers a thread keeps, per float type.
 pub const KEEP_BYTES: usize = 8 << 20;
 

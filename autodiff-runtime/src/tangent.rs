@@ -68,7 +68,8 @@ pub trait Differentiable {
 
     /// Zero tangents of every element of `values` (the gradient of a slice). Floats take
     /// zeroed memory from the allocator, which the system gives without writing it: a
-    /// large gradient costs only the pages its elements' contributions touch.
+    /// large gradient costs only the pages its elements' contributions touch (a small one,
+    /// at most `pool::SMALL` elements, comes from the thread's pool).
     #[doc(hidden)]
     fn zero_tangents(values: &[Self]) -> Vec<Self::Tangent>
     where
@@ -272,7 +273,12 @@ macro_rules! scalar_differentiable {
             }
             #[inline(always)]
             fn zero_tangents(values: &[$t]) -> Vec<$t> {
-                vec![0.0; values.len()]
+                let n = values.len();
+                if n <= crate::pool::SMALL {
+                    crate::pool::filled(0.0, n, || vec![0.0; n])
+                } else {
+                    vec![0.0; n]
+                }
             }
         }
     )*};

@@ -1018,8 +1018,10 @@ fn pooled(body: &Body, params: usize) -> (HashSet<VarId>, HashSet<CellId>) {
 /// (`pool::Give(v).give()`): those of the forward sweep's buffers it owns that came from
 /// the pool, each only read or written in place by the sweep (`&v`, `v[i]`, `v.len()`,
 /// `v = …`) and not part of the gradients it returns. The next derivative of the thread
-/// takes them again (`pool::filled`) instead of the system allocator. (Adjoints are not given back: some have types the sweep's later statements
-/// decide, and they live only while their pullback runs, which the allocator serves well.)
+/// takes them again (`pool::filled`) instead of the system allocator. So are the adjoints of
+/// those buffers, which the pullback makes from the pool (`adjoint_zero` of a small buffer of
+/// floats): the system allocator zeroes each in `calloc`, which its per-thread cache does not
+/// serve.
 fn give_backs(
     pooled: &(HashSet<VarId>, HashSet<CellId>),
     moved: &HashMap<VarId, CellId>,
@@ -1060,12 +1062,19 @@ fn give_backs(
     // `cell_adjoints`), bound where the pullback starts
     let mut adjoint_uses = HashMap::new();
     borrowing_uses(reverse, &mut adjoint_uses);
-    let mut cells: Vec<&CellId> = cells.intersection(lent_storage).collect();
+    // and those made where it starts (`adjoint_zero(&__c0)`, which takes a small buffer of
+    // floats from the pool): a helper called in a loop gives back what its pullback took
+    let mut made = HashSet::new();
+    let_bound(cell_adjoints, &mut made);
+    let mut cells: Vec<&CellId> = cells.iter().collect();
     cells.sort();
     for c in cells {
         let d = c.adjoint();
         let name = d.to_string();
-        if adjoint_uses.get(&name) != Some(&false) && !returned.contains_key(&name) {
+        if (lent_storage.contains(c) || made.contains(&name))
+            && adjoint_uses.get(&name) != Some(&false)
+            && !returned.contains_key(&name)
+        {
             names.push(d);
         }
     }
