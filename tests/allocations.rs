@@ -494,3 +494,24 @@ fn a_helper_s_adjoint_buffers_come_from_the_pool_too() {
         assert!((gmu[j] - expected_mu[j]).abs() <= 1e-11 * expected_mu[j].abs().max(1.0));
     }
 }
+
+#[test]
+fn large_adjoint_buffers_do_not_crowd_the_pool() {
+    // (buffers above `pool::SMALL` elements: their adjoints are zeroed memory from the
+    // system and freed, so the pool keeps serving the buffers themselves however many
+    // gradients run)
+    let d = autodiff::__private::pool::SMALL + 4;
+    let mu: Vec<f64> = (0..d).map(|i| (i as f64 * 0.7).sin()).collect();
+    let x: Vec<f64> = (0..d * 10).map(|i| (i as f64 * 0.37).cos()).collect();
+    let grad = gradients_function!(coupled_blocks);
+    let _ = grad(&x, &mu);
+    let (second, _, _) = measure(|| grad(&x, &mu));
+    for _ in 0..40 {
+        let _ = grad(&x, &mu);
+    }
+    let (last, _, _) = measure(|| grad(&x, &mu));
+    assert_eq!(
+        second, last,
+        "every gradient after the first allocates alike"
+    );
+}

@@ -198,6 +198,41 @@ impl<E: Real> GiveVec for Give<Vec<E>> {
     }
 }
 
+/// An adjoint a pullback made where it started (`adjoint_zero` of a buffer of floats),
+/// handed back where it ends: as [`Give`], but only a buffer of at most [`SMALL`] elements,
+/// which came from the pool; a larger one (zeroed memory from the system) is freed, so the
+/// pool is given back no more buffers than its derivatives take.
+///
+/// ```
+/// use autodiff_runtime::pool::{self, GiveAny as _, GiveSmall, GiveVec as _};
+/// pool::clear();
+/// let big = vec![0.0_f64; pool::SMALL + 1];
+/// GiveSmall(big).give(); // freed
+/// let v: Vec<f64> = pool::filled(0.0, pool::SMALL + 1, || vec![7.0; pool::SMALL + 1]);
+/// assert_eq!(v[0], 7.0); // not from the pool
+/// let small = vec![0.0_f64; 3];
+/// let at = small.as_ptr();
+/// GiveSmall(small).give(); // kept
+/// let again: Vec<f64> = pool::filled(1.0, 3, || unreachable!());
+/// assert_eq!((again.as_ptr(), again), (at, vec![1.0; 3]));
+/// ```
+#[derive(Debug)]
+pub struct GiveSmall<T>(pub T);
+
+impl<E: Real> GiveVec for GiveSmall<Vec<E>> {
+    #[inline(always)]
+    fn give(self) {
+        if self.0.capacity() <= SMALL {
+            give(self.0);
+        }
+    }
+}
+
+impl<T> GiveAny for &GiveSmall<T> {
+    #[inline(always)]
+    fn give(self) {}
+}
+
 /// Any other value: dropped.
 pub trait GiveAny {
     /// Drops the value.

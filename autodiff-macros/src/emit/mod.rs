@@ -1066,21 +1066,30 @@ fn give_backs(
     // floats from the pool): a helper called in a loop gives back what its pullback took
     let mut made = HashSet::new();
     let_bound(cell_adjoints, &mut made);
+    // (only a small one, which came from the pool: `pool::GiveSmall`)
     let mut cells: Vec<&CellId> = cells.iter().collect();
     cells.sort();
+    let mut small = Vec::new();
     for c in cells {
         let d = c.adjoint();
         let name = d.to_string();
-        if (lent_storage.contains(c) || made.contains(&name))
-            && adjoint_uses.get(&name) != Some(&false)
-            && !returned.contains_key(&name)
-        {
+        if adjoint_uses.get(&name) == Some(&false) || returned.contains_key(&name) {
+            continue;
+        }
+        if lent_storage.contains(c) {
             names.push(d);
+        } else if made.contains(&name) {
+            small.push(d);
         }
     }
     let rt = rt();
     let gives: Vec<TokenStream> = (names.iter())
         .map(|n| quote!(#rt::pool::Give(#n).give();))
+        .chain(
+            small
+                .iter()
+                .map(|n| quote!(#rt::pool::GiveSmall(#n).give();)),
+        )
         .collect();
     if gives.is_empty() {
         return None;
