@@ -114,6 +114,56 @@ macro_rules! range_index {
 }
 range_index!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
+/// The check `buf[i]` makes of a buffer of `len` elements, for a read of a buffer the
+/// derivative computes again where it is read instead of keeping (see the macro's
+/// `lower::remat`): the same panic, with Rust's own message, at the user's line.
+///
+/// ```
+/// autodiff_runtime::saved::checked_index(2, 3);
+/// let caught = std::panic::catch_unwind(|| autodiff_runtime::saved::checked_index(3, 3));
+/// assert!(caught.is_err());
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn checked_index(i: usize, len: usize) {
+    if i >= len {
+        out_of_bounds(i, len);
+    }
+}
+
+/// The check a loop `for i in 0..len { buf[i] = …a[i]…b[i]…; }` makes of the slices it
+/// reads, `lens` in the order it reads them, for a buffer filled so and computed again
+/// where it is read (see [`checked_index`]): the first read out of range panics, with
+/// Rust's own message.
+///
+/// ```
+/// autodiff_runtime::saved::covers(3, [3, 4]);
+/// let caught = std::panic::catch_unwind(|| autodiff_runtime::saved::covers(3, [4, 2]));
+/// assert!(caught.is_err());
+/// ```
+#[inline(always)]
+#[track_caller]
+pub fn covers<const N: usize>(len: usize, lens: [usize; N]) {
+    // the loop stops at the smallest index out of one of them: the shortest, the first of
+    // the shortest in reading order
+    let mut first: Option<usize> = None;
+    for l in lens {
+        if l < len && first.is_none_or(|f| l < f) {
+            first = Some(l);
+        }
+    }
+    if let Some(l) = first {
+        out_of_bounds(l, l);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_bounds(i: usize, len: usize) -> ! {
+    panic!("index out of bounds: the len is {len} but the index is {i}")
+}
+
 /// The items a loop over `start..` took in its first `count` iterations, last first: what
 /// the reverse sweep of the loop walks instead of saving every item.
 #[inline(always)]

@@ -167,7 +167,7 @@ pub fn lower(
     // it does not settle, the union of everything found is a safe over-approximation
     // (an extra active cell costs work, never a gradient).
     // `&mut` views bound to names, read as ranges of their buffers (see `views`)
-    let body = &scalar_out_parameters(sig, body);
+    let body = &remat::rewrite(sig, &scalar_out_parameters(sig, body));
     let body = &views::rewrite(&iterators::effects_as_loops(&expr::vec_literals(
         &expr::sequence_ends(&ndarray::flat_iterations(
             &control::desugared(&qualify_float_constants(body, generics)),
@@ -799,6 +799,7 @@ mod invariant;
 mod iterators;
 mod ndarray;
 mod options;
+mod remat;
 mod slice_methods;
 mod stmt;
 mod views;
