@@ -15,13 +15,14 @@
 //!
 //! Only where this is certain: the buffer made by `vec![literal; n]` and filled by the
 //! statement right after it, `for i in 0..n { buf[i] = value; }` (the same `n`, a
-//! parameter, a name bound once and not `mut`, or a parameter's `len()`); `value` is
-//! `+ - * /` and negation of literals, parameters (not `mut`, not `&mut`) and parameters
-//! indexed at `i`; no name of those is bound anywhere in the body; the buffer is named
-//! nowhere after but in reads `buf[j]` (`j` a name, an integer, or a name plus or minus
-//! one), each in a place its statement always evaluates (not the right of `&&`, a match
-//! arm's expression, a `while` condition), not written, borrowed, measured or handed on,
-//! and not in a macro. Anything else is left as written.
+//! parameter, a name bound once and not `mut`, or a parameter's `len()`); `value` is `+ - *
+//! /` and negation of literals, parameters (not `mut`, not `&mut`) and parameters indexed
+//! at `i`, at most two slices and three operators (computed again at each read, a larger
+//! value would cost more than the buffer saves); no name of those is bound anywhere in the
+//! body; the buffer is named nowhere after but in reads `buf[j]` (`j` a name, an integer,
+//! or a name plus or minus an integer), each in a place its statement always evaluates (not
+//! the right of `&&`, a match arm's expression, a `while` condition), not written,
+//! borrowed, measured or handed on, and not in a macro. Anything else is left as written.
 
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -78,7 +79,11 @@ fn find(sig: &Signature, body: &syn::Block) -> Option<syn::Block> {
             continue;
         }
         let mut read = Vec::new();
-        if !elementwise(&value, &item, &params, &bindings, &mut read) || read.is_empty() {
+        if !elementwise(&value, &item, &params, &bindings, &mut read)
+            || read.is_empty()
+            || read.len() > MAX_READS
+            || operators(&value) > MAX_OPERATORS
+        {
             continue;
         }
         let buffer = Buffer {
@@ -94,6 +99,22 @@ fn find(sig: &Signature, body: &syn::Block) -> Option<syn::Block> {
         }
     }
     None
+}
+
+/// At most this many slices read and operators applied per element: computed again at
+/// each read, a larger value would cost more than keeping the buffer saves (each read
+/// would load every slice again, and its adjoint go to each).
+const MAX_READS: usize = 2;
+const MAX_OPERATORS: usize = 3;
+
+/// The binary and unary operators of an element's value.
+fn operators(e: &syn::Expr) -> usize {
+    match e {
+        syn::Expr::Binary(b) => 1 + operators(&b.left) + operators(&b.right),
+        syn::Expr::Unary(u) => 1 + operators(&u.expr),
+        syn::Expr::Paren(p) => operators(&p.expr),
+        _ => 0,
+    }
 }
 
 /// `let mut NAME = vec![literal; LEN];` (a type written or not): the name and `LEN`.
@@ -560,6 +581,9 @@ mod tests {
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i].exp(); } xc[0] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i + 1]; } xc[0] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let x = 2.0; xc[0] * x }",
+            // an element too costly to compute again at each read
+            "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i] * mean[i] + q[i]; } xc[0] }",
+            "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = (x[i] - 1.0) * (x[i] + 2.0) / 3.0; } xc[0] }",
             // a length that may change, a buffer named twice
             "{ let mut d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } d = 1; xc[d] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let xc = 1.0; xc }",
