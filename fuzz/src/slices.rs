@@ -171,6 +171,7 @@ const FEATURES: &[&str] = &[
     "core::array::from_fn",
     "argmax pair: enumerate().max_by(..)",
     "a local holding a reference to an element",
+    "a buffer filled element by element, computed again where read",
     "wrapper: one call handed on",
     "wrapper: constants for some parameters",
     "wrapper: its result negated, scaled or shifted",
@@ -1269,6 +1270,24 @@ pub(crate) fn gen_slice_function(rng: &mut Rng, index: usize) -> Func {
             g.features
                 .insert("slice helper: a `let mut` buffer, its last mention");
         }
+    }
+    // A buffer filled element by element from the parameters and only read after (GMM's
+    // centred vector), which the derivative computes again where it is read (the macro's
+    // `lower::remat`): read at literal indices and in a loop over the slice. Decided by the
+    // names drawn so far, as above.
+    if g.counter % 3 == 1 {
+        let (e, s, t) = (g.fresh("e"), g.fresh("s"), g.fresh("t"));
+        let (i, j) = (g.counter % len, (g.counter / 3) % len);
+        body.push(g.line(format!("let mut {e} = vec![0.0; xs.len()];")));
+        body.push(g.line(format!(
+            "for i in 0..xs.len() {{ {e}[i] = xs[i] * 0.5 - 0.25; }}"
+        )));
+        body.push(g.line(format!("let mut {s} = 0.0;")));
+        body.push(g.line(format!("for k in 0..xs.len() {{ {s} += {e}[k] * xs[k]; }}")));
+        body.push(g.line(format!("let {t} = {e}[{i}] * {e}[{j}] + {s};")));
+        g.terms.push(t);
+        g.features
+            .insert("a buffer filled element by element, computed again where read");
     }
     let mut parts: Vec<String> = g.terms.iter().rev().take(5).cloned().collect();
     if let Some((ys, len)) = &g.mut_param {

@@ -96,7 +96,12 @@ program! {
         m32.a += m32.b * -0.5;
         let t33 = ps31[0].a + ps31[ps31.len() - 1].b * m32.a;
         let t34 = p0_h1(&w, t15.tanh() * 0.75).sin();
-        t34 + t33 + t30 + t27 + t24 + w[1] * 0.5 + a * 0.3
+        let mut e35 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e35[i] = xs[i] * 0.5 - 0.25; }
+        let mut s36 = 0.0;
+        for k in 0..xs.len() { s36 += e35[k] * xs[k]; }
+        let t37 = e35[5] * e35[4] + s36;
+        t37 + t34 + t33 + t30 + t27 + w[1] * 0.5 + a * 0.3
     }
     check_p0(seed = 0xb3202936b0943c7b, inputs = 12, calls = [], at = |p| (&p[0..8], p[8], <[f64; 3]>::try_from(&p[9..12]).unwrap()));
 }
@@ -3430,7 +3435,12 @@ program! {
         let t23 = buf19[0] + buf19[2] * 0.25;
         let t24 = p97_h3(t14.tanh(), xs, ys).tanh();
         let t25 = ys[1] * 0.3;
-        t25 + t24 + t23 + t22 + t18 + ys[2] + a * 0.3
+        let mut e26 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e26[i] = xs[i] * 0.5 - 0.25; }
+        let mut s27 = 0.0;
+        for k in 0..xs.len() { s27 += e26[k] * xs[k]; }
+        let t28 = e26[0] * e26[2] + s27;
+        t28 + t25 + t24 + t23 + t22 + ys[2] + a * 0.3
     }
     check_p97(seed = 0xd8a6534f7b52c239, inputs = 11, calls = [], at = |p| (&mut p[0..3].to_vec(), p[3], &p[4..11]));
 }
@@ -3858,7 +3868,12 @@ program! {
         let t17 = p111_h0(&xs[..], a);
         let t18 = p111_h0(s5, t2.tanh()).sin();
         let t19 = p111_h0(&buf14, a);
-        t19 + t18 + t17 + t16 + t15 + a * 0.3
+        let mut e20 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e20[i] = xs[i] * 0.5 - 0.25; }
+        let mut s21 = 0.0;
+        for k in 0..xs.len() { s21 += e20[k] * xs[k]; }
+        let t22 = e20[6] * e20[7] + s21;
+        t22 + t19 + t18 + t17 + t16 + a * 0.3
     }
     check_p111(seed = 0x7ce4515641a4fb4c, inputs = 9, calls = [], at = |p| (&p[0..8], p[8]));
 }
@@ -4050,7 +4065,12 @@ program! {
         let t17 = buf13[0] + buf13[3] * 0.5;
         let t18 = p117_h0(ys, a).tanh();
         let t19 = ys[2] * 1.5;
-        t19 + t18 + t17 + t9 + t7 + ys[2] + w[1] * 0.5 + a * 0.3
+        let mut e20 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e20[i] = xs[i] * 0.5 - 0.25; }
+        let mut s21 = 0.0;
+        for k in 0..xs.len() { s21 += e20[k] * xs[k]; }
+        let t22 = e20[4] * e20[1] + s21;
+        t22 + t19 + t18 + t17 + t9 + ys[2] + w[1] * 0.5 + a * 0.3
     }
     check_p117(seed = 0x2696f0da94d163ae, inputs = 14, calls = [], at = |p| (p[0], &mut p[1..4].to_vec(), &p[4..10], <[f64; 3]>::try_from(&p[10..13]).unwrap(), p[13]));
 }
@@ -5201,7 +5221,12 @@ program! {
         p146_h4(&mut buf23, t22.tanh());
         let t24 = buf23[0] + buf23[2] * 0.6;
         let t25 = p146_h0(&buf23, a);
-        t25 + t24 + t22 + g21 + t20 + a * 0.3
+        let mut e26 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e26[i] = xs[i] * 0.5 - 0.25; }
+        let mut s27 = 0.0;
+        for k in 0..xs.len() { s27 += e26[k] * xs[k]; }
+        let t28 = e26[4] * e26[3] + s27;
+        t28 + t25 + t24 + t22 + g21 + a * 0.3
     }
     check_p146(seed = 0x38ecec46cbdcb476, inputs = 8, calls = [], at = |p| (p[0], p[1], &p[2..8]),
         params = ["b"] at [1]);
@@ -5412,7 +5437,12 @@ program! {
         let t35 = p151_h2(&mut buf31, &xs[..6], t30.tanh()).tanh();
         let t36 = buf31[0] + buf31[1] * 0.6;
         let t37 = p151_h3(&buf31, a);
-        t37 + t36 + t35 + t34 + t33 + w[1] * 0.5 + a * 0.3
+        let mut e38 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e38[i] = xs[i] * 0.5 - 0.25; }
+        let mut s39 = 0.0;
+        for k in 0..xs.len() { s39 += e38[k] * xs[k]; }
+        let t40 = e38[4] * e38[1] + s39;
+        t40 + t37 + t36 + t35 + t34 + w[1] * 0.5 + a * 0.3
     }
     check_p151(seed = 0x8aa9858d5898499d, inputs = 10, calls = [], at = |p| (p[0], <[f64; 3]>::try_from(&p[1..4]).unwrap(), &p[4..10]));
 }
@@ -5779,7 +5809,12 @@ program! {
         let arr17 = p162_h6(&xs[4..=5], w[2]);
         let t18 = arr17[0] * arr17[0];
         let t19 = p162_h4(&buf12, a);
-        t19 + t18 + t16 + t15 + t11 + w[1] * 0.5 + a * 0.3
+        let mut e20 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e20[i] = xs[i] * 0.5 - 0.25; }
+        let mut s21 = 0.0;
+        for k in 0..xs.len() { s21 += e20[k] * xs[k]; }
+        let t22 = e20[4] * e20[1] + s21;
+        t22 + t19 + t18 + t16 + t15 + w[1] * 0.5 + a * 0.3
     }
     check_p162(seed = 0xbff0e13472fa5568, inputs = 11, calls = [], at = |p| (<[f64; 3]>::try_from(&p[0..3]).unwrap(), p[3], &p[4..10], p[10]));
 }
@@ -6240,7 +6275,12 @@ program! {
         let q8 = P175H3Pair { a: p7.b * 1.5, b: (t5.tanh()).sin() + p7.a };
         let t9 = q8.a * q8.b + p7.a;
         let t10 = p175_h1(&xs[4..=7], t9.tanh()).sin();
-        t10 + t9 + t6 + t5 + t4 + a * 0.3
+        let mut e11 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e11[i] = xs[i] * 0.5 - 0.25; }
+        let mut s12 = 0.0;
+        for k in 0..xs.len() { s12 += e11[k] * xs[k]; }
+        let t13 = e11[5] * e11[4] + s12;
+        t13 + t10 + t9 + t6 + t5 + a * 0.3
     }
     check_p175(seed = 0x5e71f3de726d32fc, inputs = 10, calls = [], at = |p| (p[0], p[1], &p[2..10]),
         params = ["xs", "a"] at [2, 3, 4, 5, 6, 7, 8, 9, 0]);
@@ -6758,7 +6798,12 @@ program! {
         let f39 = s33.iter().filter(|v| **v > b * 0.5 * 1.5).map(|v| v * v).sum::<f64>() + s33.iter().step_by(2).map(|v| v * 1.5).sum::<f64>();
         let mut fm40 = 0.0;
         for t in s33.iter().map(|v| v * 1.5) { let (sn, cs) = t.sin_cos(); fm40 += sn * cs + t; }
-        fm40 + f39 + (a38 + q36[2]) + t34 + tw32 + a * 0.3
+        let mut e41 = vec![0.0; xs.len()];
+        for i in 0..xs.len() { e41[i] = xs[i] * 0.5 - 0.25; }
+        let mut s42 = 0.0;
+        for k in 0..xs.len() { s42 += e41[k] * xs[k]; }
+        let t43 = e41[1] * e41[0] + s42;
+        t43 + fm40 + f39 + (a38 + q36[2]) + t34 + a * 0.3
     }
     check_p187(seed = 0xd3520be6d7078880, inputs = 9, calls = [], at = |p| (&p[0..7], p[7], p[8]),
         params = ["a", "xs"] at [7, 0, 1, 2, 3, 4, 5, 6]);
