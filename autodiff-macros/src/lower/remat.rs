@@ -21,8 +21,10 @@
 //! value would cost more than the buffer saves); no name of those is bound anywhere in the
 //! body; the buffer is named nowhere after but in reads `buf[j]` (`j` a name, an integer,
 //! or a name plus or minus an integer), each in a place its statement always evaluates (not
-//! the right of `&&`, a match arm's expression, a `while` condition), not written,
-//! borrowed, measured or handed on, and not in a macro. Anything else is left as written.
+//! the right of `&&`, a match arm's expression, a `while` condition, nor a statement that
+//! may leave before it, by `?`, `return`, `break` or a macro, or that changes the index),
+//! not written, borrowed, measured or handed on, and not in a macro. Anything else is left
+//! as written.
 
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -322,6 +324,7 @@ fn rewritten(body: &syn::Block, at: usize, buffer: &Buffer) -> Option<syn::Block
         buffer,
         conditional: false,
         checks: Vec::new(),
+        statement: None,
         done: 0,
         refused: false,
     };
@@ -337,8 +340,62 @@ struct Reads<'a> {
     conditional: bool,
     /// The checks the reads of the statement being rewritten need, before it.
     checks: Vec<syn::Stmt>,
+    /// The statement being rewritten, as written.
+    statement: Option<TokenStream>,
     done: usize,
     refused: bool,
+}
+
+/// Whether a statement may leave before its end: `?`, `return`, `break`, `continue` or
+/// `.await` anywhere in it but a closure's body.
+struct Exits(bool);
+
+impl<'a> Visit<'a> for Exits {
+    fn visit_expr(&mut self, e: &'a syn::Expr) {
+        match e {
+            syn::Expr::Try(_)
+            | syn::Expr::Return(_)
+            | syn::Expr::Break(_)
+            | syn::Expr::Continue(_)
+            | syn::Expr::Await(_)
+            | syn::Expr::Yield(_) => self.0 = true,
+            syn::Expr::Closure(_) => {}
+            e => syn::visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_macro(&mut self, _: &'a syn::Macro) {
+        // (a macro may hide any of them)
+        self.0 = true;
+    }
+}
+
+/// Whether `ts` may change the variable `name`: `mut name` (borrowed `&mut`) or `name`
+/// assigned (`=`, `+=`, …), at any depth.
+fn changes(ts: TokenStream, name: &str) -> bool {
+    let tts: Vec<TokenTree> = ts.into_iter().collect();
+    tts.iter().enumerate().any(|(at, tt)| match tt {
+        TokenTree::Group(g) => changes(g.stream(), name),
+        TokenTree::Ident(i) if i == name => {
+            let after_mut = at > 0 && matches!(&tts[at - 1], TokenTree::Ident(m) if m == "mut");
+            let punct = |k: usize| match tts.get(at + k) {
+                Some(TokenTree::Punct(p)) => Some((p.as_char(), p.spacing())),
+                _ => None,
+            };
+            let assigned = match (punct(1), punct(2), punct(3)) {
+                (Some(('=', proc_macro2::Spacing::Alone)), _, _) => true,
+                (Some((c, proc_macro2::Spacing::Joint)), Some(('=', _)), _) => {
+                    "+-*/%^&|".contains(c)
+                }
+                (Some((c, proc_macro2::Spacing::Joint)), Some((d, _)), Some(('=', _))) => {
+                    matches!(c, '<' | '>') && c == d
+                }
+                _ => false,
+            };
+            after_mut || assigned
+        }
+        _ => false,
+    })
 }
 
 impl Reads<'_> {
@@ -397,22 +454,38 @@ impl Reads<'_> {
 
 impl VisitMut for Reads<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        let was = (std::mem::take(&mut self.checks), self.conditional);
-        self.conditional = false;
+        let was = (
+            std::mem::take(&mut self.checks),
+            self.conditional,
+            self.statement.take(),
+        );
         let mut stmts = Vec::with_capacity(block.stmts.len());
         for mut stmt in std::mem::take(&mut block.stmts) {
+            // a statement that may leave before a read (`?`, `return`, `break`): its reads
+            // may not run, and their checks would
+            let mut exits = Exits(false);
+            exits.visit_stmt(&stmt);
+            self.conditional = exits.0;
+            self.statement = Some(stmt.to_token_stream());
             self.visit_stmt_mut(&mut stmt);
             stmts.append(&mut self.checks);
             stmts.push(stmt);
         }
         block.stmts = stmts;
-        (self.checks, self.conditional) = was;
+        (self.checks, self.conditional, self.statement) = was;
     }
 
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let Some(index) = self.read(e).cloned() {
             let index = &index;
-            if self.conditional {
+            // (a statement that changes the index before the read would have the check
+            // see another value)
+            let changed = (self.statement.as_ref()).is_some_and(|st| {
+                (index.to_token_stream().into_iter()).any(
+                    |t| matches!(t, TokenTree::Ident(i) if changes(st.clone(), &i.to_string())),
+                )
+            });
+            if self.conditional || changed {
                 return self.refuse();
             }
             let (rt, len) = (crate::companions::rt(), &self.buffer.len);
@@ -584,6 +657,10 @@ mod tests {
             // an element too costly to compute again at each read
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i] * mean[i] + q[i]; } xc[0] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = (x[i] - 1.0) * (x[i] + 2.0) / 3.0; } xc[0] }",
+            // a statement that may leave before its read, or changes the index first
+            "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let t = f(d)? + xc[2]; t }",
+            "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let mut k = 0; let t = g(&mut k) + xc[k]; t }",
+            "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let mut k = 0; let t = { k = 3; 1.0 } + xc[k]; t }",
             // a length that may change, a buffer named twice
             "{ let mut d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } d = 1; xc[d] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let xc = 1.0; xc }",
