@@ -13,7 +13,7 @@
 //! compute the same values from the same operands — the forward sweep's values are the
 //! function's, bit for bit — and their adjoints go to `x` and `mean` where they are read.
 //!
-//! Only where this is certain: the buffer made by `vec![literal; n]` and filled by the
+//! Only where this is certain: the buffer made by `vec![float literal; n]` and filled by the
 //! statement right after it, `for i in 0..n { buf[i] = value; }` (the same `n`, a
 //! parameter, a name bound once and not `mut`, or a parameter's `len()`); `value` is `+ - *
 //! /` and negation of literals, parameters (not `mut`, not `&mut`) and parameters indexed
@@ -119,7 +119,7 @@ fn operators(e: &syn::Expr) -> usize {
     }
 }
 
-/// `let mut NAME = vec![literal; LEN];` (a type written or not): the name and `LEN`.
+/// `let mut NAME = vec![float literal; LEN];` (a type written or not): the name and `LEN`.
 fn made(stmt: &syn::Stmt) -> Option<(String, syn::Expr)> {
     let syn::Stmt::Local(local) = stmt else {
         return None;
@@ -153,7 +153,16 @@ fn made(stmt: &syn::Stmt) -> Option<(String, syn::Expr)> {
             Ok((element, len))
         })
         .ok()?;
-    matches!(element, syn::Expr::Lit(_)).then(|| (p.ident.to_string(), len))
+    // (a float buffer: its elements' arithmetic cannot panic, so computing them only where
+    // they are read drops no panic the loop would have made)
+    let float = matches!(
+        element,
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(_),
+            ..
+        })
+    );
+    float.then(|| (p.ident.to_string(), len))
 }
 
 /// `for ITEM in 0..LEN { NAME[ITEM] = value; }`: the item, the value and the loop's span.
@@ -661,6 +670,8 @@ mod tests {
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let t = f(d)? + xc[2]; t }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let mut k = 0; let t = g(&mut k) + xc[k]; t }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let mut k = 0; let t = { k = 3; 1.0 } + xc[k]; t }",
+            // a buffer of integers (whose arithmetic may overflow where no read reaches)
+            "{ let d = x.len(); let mut xc = vec![0; d]; for i in 0..d { xc[i] = x[i] * 2; } xc[0] as f64 }",
             // a length that may change, a buffer named twice
             "{ let mut d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } d = 1; xc[d] }",
             "{ let d = x.len(); let mut xc = vec![0.0; d]; for i in 0..d { xc[i] = x[i]; } let xc = 1.0; xc }",
