@@ -19,24 +19,10 @@ pub(crate) fn pooled_vec(ts: &TokenStream) -> Option<TokenStream> {
     let syn::Expr::Macro(m) = syn::parse2::<syn::Expr>(ts.clone()).ok()? else {
         return None;
     };
-    let (x, n) = m
-        .mac
-        .parse_body_with(|input: syn::parse::ParseStream| {
-            let x: syn::Expr = input.parse()?;
-            input.parse::<syn::Token![;]>()?;
-            let n: syn::Expr = input.parse()?;
-            Ok((x, n))
-        })
-        .ok()?;
-    let float =
-        |e: &syn::Expr| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)));
-    let literal = match &x {
-        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => float(&u.expr),
-        e => float(e),
-    };
+    let (x, n) = crate::lower::float_repeat(&m.mac)?;
     // (`n` is evaluated again where the pool has no buffer: only an expression without
     // effects)
-    if !literal || !super::pure_cheap(&n.to_token_stream()) {
+    if !super::pure_cheap(&n.to_token_stream()) {
         return None;
     }
     let rt = rt();

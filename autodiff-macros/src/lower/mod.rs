@@ -665,6 +665,30 @@ fn rows_are_sequences(ty: &syn::Type, type_params: &[String]) -> bool {
     matches!(elem, syn::Type::Slice(_)) || crate::signature::vec_element(elem).is_some() || strukt
 }
 
+/// `vec![x; n]` of a float literal `x` (or its negation): `x` and `n`. A buffer of floats
+/// made so is what the pool serves (`emit::forward::pooled_vec`) and what the rewrite of
+/// buffers computed again where read starts from (`remat`).
+pub(crate) fn float_repeat(m: &syn::Macro) -> Option<(syn::Expr, syn::Expr)> {
+    if !m.path.is_ident("vec") {
+        return None;
+    }
+    let (x, n) = m
+        .parse_body_with(|input: syn::parse::ParseStream| {
+            let x: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            let n: syn::Expr = input.parse()?;
+            Ok((x, n))
+        })
+        .ok()?;
+    let float =
+        |e: &syn::Expr| matches!(e, syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)));
+    let literal = match &x {
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => float(&u.expr),
+        e => float(e),
+    };
+    literal.then_some((x, n))
+}
+
 pub(crate) fn is_literal(e: &syn::Expr) -> bool {
     match e {
         syn::Expr::Lit(_) => true,

@@ -141,28 +141,10 @@ fn made(stmt: &syn::Stmt) -> Option<(String, syn::Expr)> {
     let syn::Expr::Macro(m) = &*init.expr else {
         return None;
     };
-    if !m.mac.path.is_ident("vec") {
-        return None;
-    }
-    let (element, len) = m
-        .mac
-        .parse_body_with(|input: syn::parse::ParseStream| {
-            let element: syn::Expr = input.parse()?;
-            input.parse::<syn::Token![;]>()?;
-            let len: syn::Expr = input.parse()?;
-            Ok((element, len))
-        })
-        .ok()?;
     // (a float buffer: its elements' arithmetic cannot panic, so computing them only where
     // they are read drops no panic the loop would have made)
-    let float = matches!(
-        element,
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(_),
-            ..
-        })
-    );
-    float.then(|| (p.ident.to_string(), len))
+    let (_, len) = super::float_repeat(&m.mac)?;
+    Some((p.ident.to_string(), len))
 }
 
 /// `for ITEM in 0..LEN { NAME[ITEM] = value; }`: the item, the value and the loop's span.
