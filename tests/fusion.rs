@@ -130,6 +130,38 @@ fn fresh_cells(x: &[f64]) -> f64 {
     s
 }
 
+/// A buffer made afresh in every iteration and read by element: its adjoint takes each
+/// iteration's length (it was made before the loop, from the buffer's empty declaration).
+#[differentiable]
+fn fresh_buffers(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut b = vec![0.0; 3];
+        b[2] += x[i].sin();
+        b[1] = x[i] * b[2];
+        s += b[1] + b[2] * b[2];
+    }
+    s
+}
+
+/// The same, the buffer's values reaching nothing (a random program found its gradient
+/// panicking: the adjoint read at index 2 had length 0).
+#[differentiable]
+fn fresh_dead_buffer(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut k = 0;
+    loop {
+        let mut b = vec![0.0; 3];
+        b[2] += (x[k] * 0.5).tanh();
+        s += x[k] * x[k];
+        k += 1;
+        if k >= x.len() {
+            break;
+        }
+    }
+    s
+}
+
 /// `break` and `continue`.
 #[differentiable]
 fn early_exits(x: &[f64]) -> f64 {
@@ -227,6 +259,8 @@ fn fused_loops_agree_with_finite_differences_and_two_sweeps() {
         check_fn!(sparse_stencil, input(n));
         check_fn!(chained_accumulation, input(n));
         check_fn!(fresh_cells, input(n));
+        check_fn!(fresh_buffers, input(n));
+        check_fn!(fresh_dead_buffer, input(n));
         check_fn!(early_exits, input(n));
         check_fn!(while_loop, input(n));
         check_fn!(wide_stencil, input(n));
@@ -247,6 +281,8 @@ fn loops_that_qualify_are_fused() {
     let _ = sparse_stencil::__seeded(&x, 1.0);
     let _ = chained_accumulation::__seeded(&x, 1.0);
     let _ = fresh_cells::__seeded(&x, 1.0);
+    let _ = fresh_buffers::__seeded(&x, 1.0);
+    let _ = fresh_dead_buffer::__seeded(&x, 1.0);
     let _ = early_exits::__seeded(&x, 1.0);
     let _ = while_loop::__seeded(&x, 1.0);
     let _ = wide_stencil::__seeded(&x, 1.0);

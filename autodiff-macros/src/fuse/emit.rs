@@ -114,6 +114,20 @@ pub(crate) fn seeded_with(
     let mut start = TokenStream::new();
     let mut end = TokenStream::new();
     let mut flush = TokenStream::new();
+    // A cell made afresh in the iteration (`let mut v = vec![0.0; n];` in the loop's body):
+    // its adjoint, zero here, takes the shape of the iteration's value (it was made from
+    // the value the cell is declared with, before the loop).
+    for c in &plan.fresh {
+        if e.moved.values().any(|m| m == c) {
+            continue;
+        }
+        let (c, d) = (c.ident(), c.adjoint());
+        start.extend(quote! {{
+            #[allow(unused_imports)]
+            use #rt::ops::{FitAny as _, FitVec as _};
+            (&mut #rt::ops::Fit(&mut #d, &#c)).fit();
+        }});
+    }
     let mut carried: Vec<(&VarId, &Carried)> = e.carried.iter().collect();
     carried.sort_by_key(|(p, _)| **p);
     let item = item.map(VarId::ident);

@@ -37,6 +37,10 @@ pub struct Plan {
     /// The loop's accumulators: their adjoint is the same in every iteration, so the
     /// iteration's reverse reads it and leaves it as it is.
     pub accumulators: HashSet<CellId>,
+    /// The cells made afresh in every iteration (written before they are read, not read
+    /// after the loop): their adjoint is zero at both ends of every iteration, and has the
+    /// shape of the iteration's value, not the one the cell was declared with.
+    pub fresh: Vec<CellId>,
 }
 
 /// What a block does: operand uses of variables (differentiable data flow), mentions in
@@ -315,6 +319,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
     let in_loop = uses_of(&lbody.stmts);
     let after = uses_of(post);
     let mut accumulators = HashSet::new();
+    let mut fresh = Vec::new();
     for c in &in_loop.cell_writes {
         let info = &body.cells[c.0];
         if !info.active {
@@ -330,8 +335,11 @@ pub fn plan(body: &Body) -> Option<Plan> {
                 return None;
             }
             accumulators.insert(*c);
+        } else {
+            fresh.push(*c);
         }
     }
+    fresh.sort();
     // Carried slices: a ranged loop's item and item + 1 only.
     let mut carried = Vec::new();
     if let LoopHead::For {
@@ -388,6 +396,7 @@ pub fn plan(body: &Body) -> Option<Plan> {
         index,
         carried,
         accumulators,
+        fresh,
     })
 }
 pub mod emit;
