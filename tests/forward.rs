@@ -623,3 +623,70 @@ mod strips {
         let _ = jvp!(overreach)(&x, &x);
     }
 }
+
+// Negations carried as signs (`1.0 - x`, `-x`) and products `c·u·u`: the tangent sweep
+// writes fewer operations than the rules one by one; the tangents are those of the rules
+// (bit for bit where only signs move, to rounding where `c·u·u` becomes `2·(c·u)·u̇`).
+
+#[differentiable]
+fn negations(x: f64, y: f64) -> f64 {
+    let a = 1.0 - x;
+    let b = -y;
+    let c = a * b; // (−ẋ)·b + a·(−ẏ): both terms negated
+    let d = 2.0 - c; // a negation of a negated tangent
+    let e = a / (y * y + 1.0); // a quotient of a negated tangent
+    let f = -(a - b); // a negated difference of two negated tangents
+    d + e * a - f * x
+}
+
+/// [`negations`]' tangent written rule by rule, each negation taken where it happens: the
+/// sweep that carries the signs must give these bits.
+fn negations_tangent(x: f64, y: f64, tx: f64, ty: f64) -> f64 {
+    let (a, ta) = (1.0 - x, -tx);
+    let (b, tb) = (-y, -ty);
+    let (c, tc) = (a * b, b * ta + a * tb);
+    let td = -tc;
+    let _ = c;
+    let w = y * y + 1.0;
+    let tw = y * ty + y * ty;
+    let e = a / w;
+    let te = ta / w + -(e / w) * tw;
+    let (f, tf) = (-(a - b), -(ta + -tb));
+    td + (a * te + e * ta) + -(x * tf + f * tx)
+}
+
+#[differentiable]
+fn scaled_squares(x: f64, y: f64) -> f64 {
+    let b = y - x * x;
+    let a = 1.0 - x;
+    100.0 * b * b + b * (0.5 * b) + (a * 3.0) * a + 2.0 * a * a
+}
+
+#[test]
+fn negations_and_scaled_squares_against_their_derivatives() {
+    let points = [
+        (0.3, -1.2, 1.0, 0.5),
+        (-0.7, 0.4, -0.25, 2.0),
+        (1.5, 2.5, 0.1, -3.0),
+    ];
+    for (x, y, tx, ty) in points {
+        let (value, dy) = jvp!(negations)(x, y, tx, ty);
+        assert_eq!(value.to_bits(), negations(x, y).to_bits());
+        let by_rule = negations_tangent(x, y, tx, ty);
+        assert_eq!(dy.to_bits(), by_rule.to_bits(), "{dy} vs {by_rule}");
+        let (gx, gy) = gradients_function!(negations)(x, y);
+        assert!(close(dy, gx * tx + gy * ty, 1e-13), "{dy} vs ⟨∇f, v⟩");
+        let (value, dy) = jvp!(scaled_squares)(x, y, tx, ty);
+        assert_eq!(value.to_bits(), scaled_squares(x, y).to_bits());
+        // by hand: b = y − x², a = 1 − x; f = 100.5·b² + 5·a²
+        let (b, a) = (y - x * x, 1.0 - x);
+        let exact = 201.0 * b * (ty - 2.0 * x * tx) - 10.0 * a * tx;
+        assert!(close(dy, exact, 1e-13), "{dy} vs {exact}");
+        let (gx, gy) = gradients_function!(scaled_squares)(x, y);
+        assert!(close(dy, gx * tx + gy * ty, 1e-13), "{dy} vs ⟨∇f, v⟩");
+        let h = 1e-6;
+        let fd = (scaled_squares(x + h * tx, y + h * ty) - scaled_squares(x - h * tx, y - h * ty))
+            / (2.0 * h);
+        assert!(close(dy, fd, 1e-6), "{dy} vs {fd}");
+    }
+}

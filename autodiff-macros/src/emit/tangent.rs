@@ -44,6 +44,14 @@ struct Tangents<'a> {
     /// written in the macro's context, so that a type that is not `Differentiable` fails
     /// at the parameter once, not again at each call handing it on.
     plain: bool,
+    /// Variables whose tangent is also bound negated (`__ntvN` holds −ṫ), which the scalar
+    /// rules after read with the sign carried (see [`Tangents::signed_rule_tangent`]).
+    negated: std::collections::HashSet<VarId>,
+}
+
+/// The name of a tangent bound negated (`__ntvN`, see `Tangents::negated`).
+fn negated_tangent_var(v: VarId) -> syn::Ident {
+    quote::format_ident!("__ntv{}", v.0)
 }
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
@@ -58,6 +66,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         callees: Vec::new(),
         function: sig.ident.to_string(),
         plain: crate::plain_types::plain_guard(sig).is_some(),
+        negated: std::collections::HashSet::new(),
     };
     for p in &sig.params {
         // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
@@ -436,9 +445,24 @@ impl Tangents<'_> {
                 self.primal.fwd_stmt(&mut primal, stmt);
                 out.extend(unchecked_queries(primal));
                 if self.body.is_active(*dst) {
-                    let t = self.rhs_tangent(*dst, rhs);
                     let tv = tangent_var(*dst);
-                    out.extend(quote!(let #tv = #t;));
+                    match self.signed_rule_tangent(*dst, rhs) {
+                        Some((t, true)) => {
+                            // bound negated for the scalar rules after, and as it is for
+                            // every other use (an unused binding costs nothing)
+                            let ntv = negated_tangent_var(*dst);
+                            out.extend(quote! {
+                                let #ntv = #t;
+                                let #tv = #rt::ops::neg_d0(&#ntv);
+                            });
+                            self.negated.insert(*dst);
+                        }
+                        Some((t, false)) => out.extend(quote!(let #tv = #t;)),
+                        None => {
+                            let t = self.rhs_tangent(*dst, rhs);
+                            out.extend(quote!(let #tv = #t;));
+                        }
+                    }
                 }
             }
             Stmt::WriteCell { cell, value } => {
@@ -550,17 +574,27 @@ impl Tangents<'_> {
         // on two lanes with one instruction)
         let (mut arrays, mut keep, mut unkeep) =
             (TokenStream::new(), TokenStream::new(), TokenStream::new());
+        let rt = rt();
         for v in &strips.kept {
             let (id, tv) = (v.ident(), tangent_var(*v));
             let a = format_ident!("__strip_v{}", v.0, span = site);
             arrays.extend(quote!(
                 let mut #a: [(_, _); #s] = [::core::default::Default::default(); #s];
             ));
-            keep.extend(quote!(#a[#k] = (#id, #tv);));
-            unkeep.extend(quote!(let (#id, #tv) = #a[#k];));
+            if self.negated.contains(v) {
+                // (kept as it is bound, negated: see `signed_rule_tangent`)
+                let ntv = negated_tangent_var(*v);
+                keep.extend(quote!(#a[#k] = (#id, #ntv);));
+                unkeep.extend(quote!(
+                    let (#id, #ntv) = #a[#k];
+                    let #tv = #rt::ops::neg_d0(&#ntv);
+                ));
+            } else {
+                keep.extend(quote!(#a[#k] = (#id, #tv);));
+                unkeep.extend(quote!(let (#id, #tv) = #a[#k];));
+            }
         }
         // the slices the strip reads at its items, through parts of the strip's length
-        let rt = rt();
         let mut parts = TokenStream::new();
         let stripped = quote!(#terms #chains);
         for (place, lo, hi) in super::strips::parts(&self.primal, body, strips.item) {
@@ -843,6 +877,145 @@ impl Tangents<'_> {
             Rhs::Call { .. } => zero,
             Rhs::Prim(prim, args) => self.prim_tangent(dst, prim, args, maybe_array),
         }
+    }
+
+    /// The tangent of a scalar rule of arithmetic (`+ - * /`, negation) whose result is a
+    /// float, with the sign of each operand's tangent carried rather than computed:
+    /// `(tokens, negated)`, where `negated` says the tokens are −ṫ. A negation (`c − u`,
+    /// `−u`) flips the sign; `* /` by a value keep it (`(−t)·b = −(t·b)`, exactly: rounding
+    /// is symmetric); a sum adds or subtracts each term by its sign, from the left as
+    /// before (`a + (−b) = a − b`, `(−a) + (−b) = −(a + b)`, exactly). So the tangent of
+    /// `(1 − x)²` is `−((1 − x)·ẋ + (1 − x)·ẋ)`, its negation left to the sum that reads
+    /// it: the same bits as negating first, one operation fewer. `None` for any other
+    /// right-hand side.
+    fn signed_rule_tangent(&self, dst: VarId, rhs: &Rhs) -> Option<(TokenStream, bool)> {
+        let Rhs::Prim(prim, args) = rhs else {
+            return None;
+        };
+        let rule = prim.rule()?;
+        let name = rule.name;
+        if !matches!(name, "add" | "sub" | "mul" | "div" | "neg")
+            || self.body.vars[dst.0].maybe_array
+            || matches!(prim, Prim::Tensor { .. })
+        {
+            return None;
+        }
+        let rt = rt();
+        if let Some(doubled) = self.constant_multiple_square(name, args) {
+            return Some(doubled);
+        }
+        // (where no sign is carried, the rule's own terms, as every other rule's)
+        let flips = matches!(name, "sub" | "neg");
+        let carried = args.iter().any(|a| match a {
+            Operand::Var(v) => self.negated.contains(v),
+            _ => false,
+        });
+        let mut acc: Option<(TokenStream, bool)> = None;
+        for (k, arg) in args.iter().enumerate() {
+            if rule.constant_operand(k) {
+                continue;
+            }
+            let Some(v) = self.active(arg) else {
+                continue;
+            };
+            // (a reference operand is read as it is written)
+            let (stored, mut negated) = match arg {
+                Operand::Var(_) if self.negated.contains(&v) => {
+                    (negated_tangent_var(v).to_token_stream(), true)
+                }
+                Operand::Var(_) => (tangent_var(v).to_token_stream(), false),
+                _ => return None,
+            };
+            let term = match (name, k) {
+                // a negation: the sign flips, the term passes the tangent on
+                ("sub", 1) | ("neg", 0) => {
+                    negated = !negated;
+                    quote!(#rt::ops::sub_d0(&#stored))
+                }
+                _ => {
+                    let reads = self.reads(rule, k, false, dst, args);
+                    let f = format_ident!("{}_d{}", name, k);
+                    quote!(#rt::ops::#f(#(&#reads,)* &#stored))
+                }
+            };
+            acc = Some(match acc {
+                None => (term, negated),
+                // a + t, a − t
+                Some((a, false)) if !negated => (quote!(#a + #term), false),
+                Some((a, false)) => (quote!(#a + #rt::ops::neg_d0(&#term)), false),
+                // −a + t = t − a; −a − t = −(a + t)
+                Some((a, true)) if !negated => (quote!(#term + #rt::ops::neg_d0(&(#a))), false),
+                Some((a, true)) => (quote!(#a + #term), true),
+            });
+        }
+        let (t, negated) = acc?;
+        if !(carried || (flips && negated)) {
+            return None;
+        }
+        Some((quote!((#t)), negated))
+    }
+
+    /// `q · r` (or `r · q`) where `q = c · r` (or `r · c`) for a constant `c`, as in
+    /// `100.0 * b * b`: its tangent `ṫq·r + q·ṙ` is `c·ṙ·r + q·ṙ`, that is `2·(q·ṙ)`, two
+    /// operations rather than four (`ṫq` is left unused where nothing else reads it). The
+    /// same value to rounding (`r·(c·ṙ)` against `(c·r)·ṙ`); a tangent has no bits of the
+    /// function's own to keep, as the value has.
+    fn constant_multiple_square(
+        &self,
+        name: &str,
+        args: &[Operand],
+    ) -> Option<(TokenStream, bool)> {
+        if name != "mul" || args.len() != 2 {
+            return None;
+        }
+        let (Operand::Var(a), Operand::Var(b)) = (&args[0], &args[1]) else {
+            return None;
+        };
+        let (a, b) = (*a, *b);
+        if !self.body.is_active(a) || !self.body.is_active(b) {
+            return None;
+        }
+        // which operand is the multiple, and of what
+        let multiple_of = |q: VarId| -> Option<VarId> {
+            let Some(Rhs::Prim(prim, qargs)) = self.primal.defs.get(&q).copied() else {
+                return None;
+            };
+            if prim.rule().map(|r| r.name) != Some("mul")
+                || self.body.vars[q.0].maybe_array
+                || qargs.len() != 2
+            {
+                return None;
+            }
+            match (&qargs[0], &qargs[1]) {
+                (Operand::Var(r), c) | (c, Operand::Var(r))
+                    if self.body.is_active(*r) && self.active(c).is_none() =>
+                {
+                    Some(*r)
+                }
+                _ => None,
+            }
+        };
+        let (q, r) = if multiple_of(a) == Some(b) {
+            (a, b)
+        } else if multiple_of(b) == Some(a) {
+            (b, a)
+        } else {
+            return None;
+        };
+        let (stored, negated) = if self.negated.contains(&r) {
+            (negated_tangent_var(r), true)
+        } else {
+            (tangent_var(r), false)
+        };
+        let rt = rt();
+        let q = q.ident();
+        Some((
+            quote!({
+                let __autodiff_half = #rt::ops::mul_d1(&#q, &#stored);
+                #rt::ops::add_d0(&__autodiff_half) + __autodiff_half
+            }),
+            negated,
+        ))
     }
 
     fn place_tangent(&self, place: Place) -> Option<TokenStream> {
