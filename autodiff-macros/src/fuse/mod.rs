@@ -12,7 +12,9 @@
 //!   subtractions), so its adjoint is the same in every iteration — the adjoint it has
 //!   after the loop; or
 //! * **not live into an iteration** (written before it is read, in every iteration) and
-//!   not read after the loop, so its adjoint is zero at both ends of every iteration.
+//!   not read after the loop, so its adjoint is zero at both ends of every iteration (a
+//!   `Vec`'s is given the iteration's length where the iteration's reverse starts: it was
+//!   made before the loop, from the value the cell is declared with).
 //!
 //! Adjoints of values defined before the loop only receive additions from it, in another
 //! order (which can change the last bits of a sum of three or more contributions). The
