@@ -690,3 +690,32 @@ fn negations_and_scaled_squares_against_their_derivatives() {
         assert!(close(dy, fd, 1e-6), "{dy} vs {fd}");
     }
 }
+
+// `x.sin()`'s tangent reads `x.cos()` computed where the value's `x.sin()` is, which the
+// compiler makes one `sin_cos` call: the same bits as the rule reading `x`, and a zero
+// tangent still contributes zero where the derivative is infinite.
+
+#[differentiable]
+fn trig_pairs(x: f64, y: f64) -> f64 {
+    x.sin() * (2.0 * y).cos() + (x * y).sinh() - y.cosh()
+}
+
+#[test]
+fn sine_and_cosine_tangents_from_their_siblings() {
+    for (x, y, tx, ty) in [(0.3, -1.2, 1.0, 0.5), (2.5, 0.75, -0.5, 2.0)] {
+        let (value, dy) = jvp!(trig_pairs)(x, y, tx, ty);
+        assert_eq!(value.to_bits(), trig_pairs(x, y).to_bits());
+        // rule by rule, in the sweep's order
+        let (s, c2) = (x.sin(), (2.0 * y).cos());
+        let (ts, tc2) = (tx * x.cos(), -(2.0 * ty) * (2.0 * y).sin());
+        let (xy, txy) = (x * y, y * tx + x * ty);
+        let by_rule = (c2 * ts + s * tc2) + txy * xy.cosh() + -(ty * y.sinh());
+        assert_eq!(dy.to_bits(), by_rule.to_bits(), "{dy} vs {by_rule}");
+        let (gx, gy) = gradients_function!(trig_pairs)(x, y);
+        assert!(close(dy, gx * tx + gy * ty, 1e-13));
+    }
+    // cosh(800) is infinite: its tangent along a zero direction is zero, not NaN
+    let (value, dy) = jvp!(trig_pairs, params = ["y"])(0.0, 800.0, 0.0);
+    assert!(value.is_infinite());
+    assert_eq!(dy, 0.0);
+}

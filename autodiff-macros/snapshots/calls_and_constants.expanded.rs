@@ -410,7 +410,10 @@ impl energy {
         let __v4 = (__v2 as f64) * 0.5;
         let __v5 = T::from(__v4).unwrap();
         let __v6 = ::autodiff::__private::ops::tensor::sin(&__v3);
-        let __tv6 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
+        let __tv6 = (::autodiff::__private::ops::sin_d0_from_cos(
+            &::autodiff::__private::ops::tensor::cos(&__v3),
+            &__tv3,
+        ));
         let (__v7, __tv7) = {
             #[allow(unused_imports)]
             use ::autodiff::__private::entry::traits::*;

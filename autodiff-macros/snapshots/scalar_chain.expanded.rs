@@ -75,14 +75,20 @@ impl chain {
             let __v3 = ::core::clone::Clone::clone(&__c0);
             let __tv3 = ::core::clone::Clone::clone(&__tc0);
             let __v4 = __v3.sin();
-            let __tv4 = (::autodiff::__private::ops::sin_d0(&__v3, &__tv3));
+            let __tv4 = (::autodiff::__private::ops::sin_d0_from_cos(
+                &(__v3).cos(),
+                &__tv3,
+            ));
             let __v5 = __v4 * (1.0001);
             let __tv5 = (::autodiff::__private::ops::mul_d0(&(1.0001), &__tv4));
             let __v6 = __v0 * __v3;
             let __tv6 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv0)
                 + ::autodiff::__private::ops::mul_d1(&__v0, &__tv3));
             let __v7 = __v6.cos();
-            let __tv7 = (::autodiff::__private::ops::cos_d0(&__v6, &__tv6));
+            let __tv7 = (::autodiff::__private::ops::cos_d0_from_sin(
+                &(__v6).sin(),
+                &__tv6,
+            ));
             let __v8 = __v5 + __v7;
             let __tv8 = (::autodiff::__private::ops::add_d0(&__tv5)
                 + ::autodiff::__private::ops::add_d1(&__tv7));

@@ -1110,6 +1110,32 @@ impl Tangents<'_> {
             let terms = active.iter().map(|&k| {
                 let reads = self.reads(rule, k, false, dst, args);
                 let t = self.operand_tangent(&args[k]).expect("an active operand");
+                // `x.sin()`'s tangent from `x.cos()` computed before the rule's test of the
+                // tangent (the same bits): next to the value's `x.sin()`, the compiler makes
+                // the two one `sin_cos` call
+                // (written as the value's call is: a method call, or the runtime's function
+                // where the receiver's type may not be known yet; a path call, `f64::sin(x)`,
+                // keeps the rule reading `x`)
+                if let (
+                    Some(sibling),
+                    [x],
+                    Prim::Method {
+                        callee: None,
+                        qualified,
+                        ..
+                    },
+                ) = (&rule.sibling, &reads[..], prim)
+                {
+                    let (f, m) = (
+                        format_ident!("{}", sibling.rule),
+                        format_ident!("{}", sibling.method),
+                    );
+                    let s = match qualified {
+                        false => quote!((#x).#m()),
+                        true => quote!(#rt::ops::tensor::#m(&#x)),
+                    };
+                    return quote!(#rt::ops::#f(&#s, &#t));
+                }
                 let f = format_ident!("{}_d{}", rule.name, k);
                 quote!(#rt::ops::#f(#(&#reads,)* &#t))
             });

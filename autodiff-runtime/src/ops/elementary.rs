@@ -138,11 +138,17 @@ macro_rules! sibling_rule {
         #[inline(always)]
         pub fn $name<T: Real>($s: &T, $dy: &T) -> T {
             let ($s, $dy) = (*$s, *$dy);
-            // a zero cotangent contributes zero, whatever the derivative (see `strong_zero`)
+            // a zero cotangent contributes zero, whatever the derivative (see `strong_zero`);
+            // a choice of two values computed, not a branch: the sibling is then read on
+            // every path, so where it is computed for this rule (the tangent sweep's
+            // `x.cos()` for `x.sin()`), the compiler makes it one `sin_cos` call with the
+            // value's, instead of moving it into a branch of its own
+            let product = $body;
             if $dy.is_strong_zero() {
-                return $dy;
+                $dy
+            } else {
+                product
             }
-            $body
         }
     )*};
 }
