@@ -719,3 +719,27 @@ fn sine_and_cosine_tangents_from_their_siblings() {
     assert!(value.is_infinite());
     assert_eq!(dy, 0.0);
 }
+
+#[differentiable]
+fn squares(x: f64, y: f64) -> f64 {
+    let a = 1.0 - y;
+    let p = x * y;
+    x * x - a * a + p * p
+}
+
+#[test]
+fn squares_carried_doubled_give_the_rules_bits() {
+    for (x, y, tx, ty) in [
+        (0.3, -1.2, 1.0, 0.5),
+        (-0.7, 0.4, -0.25, 2.0),
+        (1e150, 3.0, 1.0, 1.0),
+    ] {
+        let (value, dy) = jvp!(squares)(x, y, tx, ty);
+        assert_eq!(value.to_bits(), squares(x, y).to_bits());
+        // rule by rule: u̇·u + u̇·u for each square, the negation where it happens
+        let (a, ta) = (1.0 - y, -ty);
+        let (p, tp) = (x * y, tx * y + ty * x);
+        let by_rule = ((tx * x + tx * x) + -(ta * a + ta * a)) + (tp * p + tp * p);
+        assert_eq!(dy.to_bits(), by_rule.to_bits(), "{dy} vs {by_rule}");
+    }
+}

@@ -103,12 +103,12 @@ impl recurrence {
                 let __v9 = (1e-5) * __v1;
                 let __tv9 = (::autodiff::__private::ops::mul_d1(&(1e-5), &__tv1));
                 let __v10 = (1.0) - __v4;
-                let __ntv10 = (::autodiff::__private::ops::sub_d0(&__tv4));
-                let __tv10 = ::autodiff::__private::ops::neg_d0(&__ntv10);
+                let __stv10 = (::autodiff::__private::ops::sub_d0(&__tv4));
+                let __tv10 = ::autodiff::__private::ops::neg_d0(&__stv10);
                 let __v11 = __v9 * __v10;
                 let __tv11 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv9)
                     + ::autodiff::__private::ops::neg_d0(
-                        &::autodiff::__private::ops::mul_d1(&__v9, &__ntv10),
+                        &::autodiff::__private::ops::mul_d1(&__v9, &__stv10),
                     ));
                 let __v12 = __v4 + __v11;
                 let __tv12 = (::autodiff::__private::ops::add_d0(&__tv4)

@@ -339,37 +339,57 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
                     let __v3 = __v0[__v2];
                     let __tv3 = __tv0[__v2];
                     let __v4 = (1.0) - __v3;
-                    let __ntv4 = (::autodiff::__private::ops::sub_d0(&__tv3));
-                    let __tv4 = ::autodiff::__private::ops::neg_d0(&__ntv4);
+                    let __stv4 = (::autodiff::__private::ops::sub_d0(&__tv3));
+                    let __tv4 = ::autodiff::__private::ops::neg_d0(&__stv4);
                     let __v5 = __v2 + 1;
                     let __v6 = __v0[__v5];
                     let __tv6 = __tv0[__v5];
                     let __v7 = __v3 * __v3;
-                    let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
-                        + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
+                    let __stv7 = ::autodiff::__private::ops::mul_d1(&__v3, &__tv3);
+                    let __tv7 = {
+                        let __autodiff_half = __stv7;
+                        ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                            + __autodiff_half
+                    };
                     let __v8 = __v6 - __v7;
                     let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
-                        + ::autodiff::__private::ops::sub_d1(&__tv7));
+                        + ::autodiff::__private::ops::neg_d0(
+                            &{
+                                let __autodiff_half = ::autodiff::__private::ops::sub_d0(
+                                    &__stv7,
+                                );
+                                ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                                    + __autodiff_half
+                            },
+                        ));
                     let __v9 = __v4 * __v4;
-                    let __ntv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__ntv4)
-                        + ::autodiff::__private::ops::mul_d1(&__v4, &__ntv4));
-                    let __tv9 = ::autodiff::__private::ops::neg_d0(&__ntv9);
+                    let __stv9 = ::autodiff::__private::ops::mul_d1(&__v4, &__stv4);
+                    let __tv9 = ::autodiff::__private::ops::neg_d0(
+                        &{
+                            let __autodiff_half = __stv9;
+                            ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                                + __autodiff_half
+                        },
+                    );
                     let __v10 = (100.0) * __v8;
                     let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
                     let __v11 = __v10 * __v8;
+                    let __stv11 = ::autodiff::__private::ops::mul_d1(&__v10, &__tv8);
                     let __tv11 = {
-                        let __autodiff_half = ::autodiff::__private::ops::mul_d1(
-                            &__v10,
-                            &__tv8,
-                        );
+                        let __autodiff_half = __stv11;
                         ::autodiff::__private::ops::add_d0(&__autodiff_half)
                             + __autodiff_half
                     };
                     let __v12 = __v9 + __v11;
-                    let __tv12 = (::autodiff::__private::ops::add_d1(&__tv11)
+                    let __stv12 = (::autodiff::__private::ops::add_d1(&__stv11)
                         + ::autodiff::__private::ops::neg_d0(
-                            &(::autodiff::__private::ops::add_d0(&__ntv9)),
+                            &(::autodiff::__private::ops::add_d0(&__stv9)),
                         ));
+                    let __tv12 = {
+                        let __autodiff_half = __stv12;
+                        ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                            + __autodiff_half
+                    };
                     __strip_v12[__strip_k] = (__v12, __tv12);
                 }
                 __strip_at = __strip_first;
@@ -391,42 +411,68 @@ impl ::autodiff::__private::entry::Forward1 for rosenbrock {
                 let __v3 = __v0[__v2];
                 let __tv3 = __tv0[__v2];
                 let __v4 = (1.0) - __v3;
-                let __ntv4 = (::autodiff::__private::ops::sub_d0(&__tv3));
-                let __tv4 = ::autodiff::__private::ops::neg_d0(&__ntv4);
+                let __stv4 = (::autodiff::__private::ops::sub_d0(&__tv3));
+                let __tv4 = ::autodiff::__private::ops::neg_d0(&__stv4);
                 let __v5 = __v2 + 1;
                 let __v6 = __v0[__v5];
                 let __tv6 = __tv0[__v5];
                 let __v7 = __v3 * __v3;
-                let __tv7 = (::autodiff::__private::ops::mul_d0(&__v3, &__tv3)
-                    + ::autodiff::__private::ops::mul_d1(&__v3, &__tv3));
+                let __stv7 = ::autodiff::__private::ops::mul_d1(&__v3, &__tv3);
+                let __tv7 = {
+                    let __autodiff_half = __stv7;
+                    ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                        + __autodiff_half
+                };
                 let __v8 = __v6 - __v7;
                 let __tv8 = (::autodiff::__private::ops::sub_d0(&__tv6)
-                    + ::autodiff::__private::ops::sub_d1(&__tv7));
+                    + ::autodiff::__private::ops::neg_d0(
+                        &{
+                            let __autodiff_half = ::autodiff::__private::ops::sub_d0(
+                                &__stv7,
+                            );
+                            ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                                + __autodiff_half
+                        },
+                    ));
                 let __v9 = __v4 * __v4;
-                let __ntv9 = (::autodiff::__private::ops::mul_d0(&__v4, &__ntv4)
-                    + ::autodiff::__private::ops::mul_d1(&__v4, &__ntv4));
-                let __tv9 = ::autodiff::__private::ops::neg_d0(&__ntv9);
+                let __stv9 = ::autodiff::__private::ops::mul_d1(&__v4, &__stv4);
+                let __tv9 = ::autodiff::__private::ops::neg_d0(
+                    &{
+                        let __autodiff_half = __stv9;
+                        ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                            + __autodiff_half
+                    },
+                );
                 let __v10 = (100.0) * __v8;
                 let __tv10 = (::autodiff::__private::ops::mul_d1(&(100.0), &__tv8));
                 let __v11 = __v10 * __v8;
+                let __stv11 = ::autodiff::__private::ops::mul_d1(&__v10, &__tv8);
                 let __tv11 = {
-                    let __autodiff_half = ::autodiff::__private::ops::mul_d1(
-                        &__v10,
-                        &__tv8,
-                    );
+                    let __autodiff_half = __stv11;
                     ::autodiff::__private::ops::add_d0(&__autodiff_half)
                         + __autodiff_half
                 };
                 let __v12 = __v9 + __v11;
-                let __tv12 = (::autodiff::__private::ops::add_d1(&__tv11)
+                let __stv12 = (::autodiff::__private::ops::add_d1(&__stv11)
                     + ::autodiff::__private::ops::neg_d0(
-                        &(::autodiff::__private::ops::add_d0(&__ntv9)),
+                        &(::autodiff::__private::ops::add_d0(&__stv9)),
                     ));
+                let __tv12 = {
+                    let __autodiff_half = __stv12;
+                    ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                        + __autodiff_half
+                };
                 let __v13 = ::core::clone::Clone::clone(&__c0);
                 let __tv13 = ::core::clone::Clone::clone(&__tc0);
                 let __v14 = __v13 + __v12;
                 let __tv14 = (::autodiff::__private::ops::add_d0(&__tv13)
-                    + ::autodiff::__private::ops::add_d1(&__tv12));
+                    + {
+                        let __autodiff_half = ::autodiff::__private::ops::add_d1(
+                            &__stv12,
+                        );
+                        ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                            + __autodiff_half
+                    });
                 __c0 = __v14;
                 __tc0 = __tv14;
                 __n15 += 1;

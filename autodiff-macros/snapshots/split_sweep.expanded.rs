@@ -541,11 +541,21 @@ impl gated_squares {
                 let __v11 = ::core::clone::Clone::clone(&__c0);
                 let __tv11 = ::core::clone::Clone::clone(&__tc0);
                 let __v12 = __v10 * __v10;
-                let __tv12 = (::autodiff::__private::ops::mul_d0(&__v10, &__tv10)
-                    + ::autodiff::__private::ops::mul_d1(&__v10, &__tv10));
+                let __stv12 = ::autodiff::__private::ops::mul_d1(&__v10, &__tv10);
+                let __tv12 = {
+                    let __autodiff_half = __stv12;
+                    ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                        + __autodiff_half
+                };
                 let __v13 = __v11 + __v12;
                 let __tv13 = (::autodiff::__private::ops::add_d0(&__tv11)
-                    + ::autodiff::__private::ops::add_d1(&__tv12));
+                    + {
+                        let __autodiff_half = ::autodiff::__private::ops::add_d1(
+                            &__stv12,
+                        );
+                        ::autodiff::__private::ops::add_d0(&__autodiff_half)
+                            + __autodiff_half
+                    });
                 __c0 = __v13;
                 __tc0 = __tv13;
             } else {}

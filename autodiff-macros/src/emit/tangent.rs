@@ -44,14 +44,46 @@ struct Tangents<'a> {
     /// written in the macro's context, so that a type that is not `Differentiable` fails
     /// at the parameter once, not again at each call handing it on.
     plain: bool,
-    /// Variables whose tangent is also bound negated (`__ntvN` holds −ṫ), which the scalar
-    /// rules after read with the sign carried (see [`Tangents::signed_rule_tangent`]).
-    negated: std::collections::HashSet<VarId>,
+    /// Variables whose tangent is also bound scaled (`__stvN` holds ṫ/s for the scale
+    /// `s` = ±1 or ±2), which the scalar rules after read with the scale carried (see
+    /// [`Tangents::signed_rule_tangent`]).
+    scaled: std::collections::HashMap<VarId, Scale>,
 }
 
-/// The name of a tangent bound negated (`__ntvN`, see `Tangents::negated`).
-fn negated_tangent_var(v: VarId) -> syn::Ident {
-    quote::format_ident!("__ntv{}", v.0)
+/// A tangent's exact scale, carried rather than computed: `−` and `2·` (see
+/// `Tangents::signed_rule_tangent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+struct Scale {
+    negated: bool,
+    doubled: bool,
+}
+
+impl Scale {
+    const ONE: Scale = Scale {
+        negated: false,
+        doubled: false,
+    };
+
+    /// `t` (of this scale) as the tangent itself.
+    fn apply(self, t: &TokenStream) -> TokenStream {
+        let rt = rt();
+        let t = match self.doubled {
+            true => quote!({
+                let __autodiff_half = #t;
+                #rt::ops::add_d0(&__autodiff_half) + __autodiff_half
+            }),
+            false => t.clone(),
+        };
+        match self.negated {
+            true => quote!(#rt::ops::neg_d0(&#t)),
+            false => t,
+        }
+    }
+}
+
+/// The name of a tangent bound scaled (`__stvN`, see `Tangents::scaled`).
+fn scaled_tangent_var(v: VarId) -> syn::Ident {
+    quote::format_ident!("__stv{}", v.0)
 }
 
 /// The body of `__jvp(params…, tangents…) -> (value, tangent)`.
@@ -66,7 +98,7 @@ pub(crate) fn jvp_body(sig: &Signature, body: &Body) -> TangentSweep {
         callees: Vec::new(),
         function: sig.ident.to_string(),
         plain: crate::plain_types::plain_guard(sig).is_some(),
-        negated: std::collections::HashSet::new(),
+        scaled: std::collections::HashMap::new(),
     };
     for p in &sig.params {
         // (a `&mut` parameter's tangent is a `&mut` buffer the sweep writes as the
@@ -447,17 +479,18 @@ impl Tangents<'_> {
                 if self.body.is_active(*dst) {
                     let tv = tangent_var(*dst);
                     match self.signed_rule_tangent(*dst, rhs) {
-                        Some((t, true)) => {
-                            // bound negated for the scalar rules after, and as it is for
+                        Some((t, scale)) if scale != Scale::ONE => {
+                            // bound scaled for the scalar rules after, and as it is for
                             // every other use (an unused binding costs nothing)
-                            let ntv = negated_tangent_var(*dst);
+                            let stv = scaled_tangent_var(*dst);
+                            let t_itself = scale.apply(&stv.to_token_stream());
                             out.extend(quote! {
-                                let #ntv = #t;
-                                let #tv = #rt::ops::neg_d0(&#ntv);
+                                let #stv = #t;
+                                let #tv = #t_itself;
                             });
-                            self.negated.insert(*dst);
+                            self.scaled.insert(*dst, scale);
                         }
-                        Some((t, false)) => out.extend(quote!(let #tv = #t;)),
+                        Some((t, _)) => out.extend(quote!(let #tv = #t;)),
                         None => {
                             let t = self.rhs_tangent(*dst, rhs);
                             out.extend(quote!(let #tv = #t;));
@@ -568,6 +601,13 @@ impl Tangents<'_> {
                 self.stmt(&mut chains, stmt);
             } else {
                 self.stmt(&mut terms, stmt);
+                // (a value kept for the second loop is read there as its tangent itself,
+                // the one binding the second loop has)
+                if let Stmt::Let { dst, .. } = stmt {
+                    if strips.kept.contains(dst) {
+                        self.scaled.remove(dst);
+                    }
+                }
             }
         }
         // (a value kept beside its tangent: the second loop adds both with one load, and
@@ -581,18 +621,10 @@ impl Tangents<'_> {
             arrays.extend(quote!(
                 let mut #a: [(_, _); #s] = [::core::default::Default::default(); #s];
             ));
-            if self.negated.contains(v) {
-                // (kept as it is bound, negated: see `signed_rule_tangent`)
-                let ntv = negated_tangent_var(*v);
-                keep.extend(quote!(#a[#k] = (#id, #ntv);));
-                unkeep.extend(quote!(
-                    let (#id, #ntv) = #a[#k];
-                    let #tv = #rt::ops::neg_d0(&#ntv);
-                ));
-            } else {
-                keep.extend(quote!(#a[#k] = (#id, #tv);));
-                unkeep.extend(quote!(let (#id, #tv) = #a[#k];));
-            }
+            // (a tangent bound scaled is kept as the tangent itself, made in the loop the
+            // compiler vectorises; the second loop only adds it)
+            keep.extend(quote!(#a[#k] = (#id, #tv);));
+            unkeep.extend(quote!(let (#id, #tv) = #a[#k];));
         }
         // the slices the strip reads at its items, through parts of the strip's length
         let mut parts = TokenStream::new();
@@ -880,15 +912,18 @@ impl Tangents<'_> {
     }
 
     /// The tangent of a scalar rule of arithmetic (`+ - * /`, negation) whose result is a
-    /// float, with the sign of each operand's tangent carried rather than computed:
-    /// `(tokens, negated)`, where `negated` says the tokens are −ṫ. A negation (`c − u`,
-    /// `−u`) flips the sign; `* /` by a value keep it (`(−t)·b = −(t·b)`, exactly: rounding
-    /// is symmetric); a sum adds or subtracts each term by its sign, from the left as
-    /// before (`a + (−b) = a − b`, `(−a) + (−b) = −(a + b)`, exactly). So the tangent of
-    /// `(1 − x)²` is `−((1 − x)·ẋ + (1 − x)·ẋ)`, its negation left to the sum that reads
-    /// it: the same bits as negating first, one operation fewer. `None` for any other
-    /// right-hand side.
-    fn signed_rule_tangent(&self, dst: VarId, rhs: &Rhs) -> Option<(TokenStream, bool)> {
+    /// float, with exact scales of the operands' tangents carried rather than computed:
+    /// `(tokens, scale)`, the tokens being ṫ/scale. A negation (`c − u`, `−u`) flips the
+    /// sign; a square (`u * u`, and `c·u·u`, see [`Tangents::constant_multiple_square`]) is
+    /// doubled rather than summed twice; `* /` by a value keep both (`(−2t)·b = −2(t·b)`,
+    /// exactly: rounding is symmetric, and doubling exact); a sum adds or subtracts each
+    /// term by its sign, from the left as before (`a + (−b) = a − b`, `(−a) + (−b) =
+    /// −(a + b)`), and of two doubled terms is doubled (`2a − 2b = 2(a − b)`, exactly). So
+    /// `(1 − x)²`'s tangent is `−2·((1 − x)·ẋ)`, its negation and doubling left to the sum
+    /// that reads it: the same bits, fewer operations (only a sum that overflows where its
+    /// halves do not can differ: then this one is finite). `None` for any other
+    /// right-hand side, and where no scale is carried (the rules' own terms then).
+    fn signed_rule_tangent(&self, dst: VarId, rhs: &Rhs) -> Option<(TokenStream, Scale)> {
         let Rhs::Prim(prim, args) = rhs else {
             return None;
         };
@@ -901,16 +936,15 @@ impl Tangents<'_> {
             return None;
         }
         let rt = rt();
-        if let Some(doubled) = self.constant_multiple_square(name, args) {
-            return Some(doubled);
+        if let Some(square) = self.square(name, args) {
+            return Some(square);
         }
-        // (where no sign is carried, the rule's own terms, as every other rule's)
         let flips = matches!(name, "sub" | "neg");
         let carried = args.iter().any(|a| match a {
-            Operand::Var(v) => self.negated.contains(v),
+            Operand::Var(v) => self.scaled.contains_key(v),
             _ => false,
         });
-        let mut acc: Option<(TokenStream, bool)> = None;
+        let mut acc: Option<(TokenStream, Scale)> = None;
         for (k, arg) in args.iter().enumerate() {
             if rule.constant_operand(k) {
                 continue;
@@ -919,17 +953,14 @@ impl Tangents<'_> {
                 continue;
             };
             // (a reference operand is read as it is written)
-            let (stored, mut negated) = match arg {
-                Operand::Var(_) if self.negated.contains(&v) => {
-                    (negated_tangent_var(v).to_token_stream(), true)
-                }
-                Operand::Var(_) => (tangent_var(v).to_token_stream(), false),
-                _ => return None,
+            let Operand::Var(_) = arg else {
+                return None;
             };
+            let (stored, mut scale) = self.scaled_operand(v);
             let term = match (name, k) {
                 // a negation: the sign flips, the term passes the tangent on
                 ("sub", 1) | ("neg", 0) => {
-                    negated = !negated;
+                    scale.negated = !scale.negated;
                     quote!(#rt::ops::sub_d0(&#stored))
                 }
                 _ => {
@@ -939,32 +970,64 @@ impl Tangents<'_> {
                 }
             };
             acc = Some(match acc {
-                None => (term, negated),
-                // a + t, a − t
-                Some((a, false)) if !negated => (quote!(#a + #term), false),
-                Some((a, false)) => (quote!(#a + #rt::ops::neg_d0(&#term)), false),
-                // −a + t = t − a; −a − t = −(a + t)
-                Some((a, true)) if !negated => (quote!(#term + #rt::ops::neg_d0(&(#a))), false),
-                Some((a, true)) => (quote!(#a + #term), true),
+                None => (term, scale),
+                Some((a, s)) => {
+                    // (of a doubled and a single term, the doubled one doubled here)
+                    let (a, s, term, scale) = if s.doubled == scale.doubled {
+                        (a, s, term, scale)
+                    } else {
+                        let undouble = |t: TokenStream, s: Scale| {
+                            let d = Scale {
+                                negated: false,
+                                doubled: s.doubled,
+                            };
+                            (
+                                d.apply(&t),
+                                Scale {
+                                    doubled: false,
+                                    ..s
+                                },
+                            )
+                        };
+                        let (a, s) = undouble(a, s);
+                        let (term, scale) = undouble(term, scale);
+                        (a, s, term, scale)
+                    };
+                    let doubled = s.doubled;
+                    let (t, negated) = match (s.negated, scale.negated) {
+                        // a + t, a − t
+                        (false, false) => (quote!(#a + #term), false),
+                        (false, true) => (quote!(#a + #rt::ops::neg_d0(&#term)), false),
+                        // −a + t = t − a; −a − t = −(a + t)
+                        (true, false) => (quote!(#term + #rt::ops::neg_d0(&(#a))), false),
+                        (true, true) => (quote!(#a + #term), true),
+                    };
+                    (t, Scale { negated, doubled })
+                }
             });
         }
-        let (t, negated) = acc?;
-        if !(carried || (flips && negated)) {
+        let (t, scale) = acc?;
+        if !(carried || (flips && scale.negated)) {
             return None;
         }
-        Some((quote!((#t)), negated))
+        Some((quote!((#t)), scale))
     }
 
-    /// `q · r` (or `r · q`) where `q = c · r` (or `r · c`) for a constant `c`, as in
-    /// `100.0 * b * b`: its tangent `ṫq·r + q·ṙ` is `c·ṙ·r + q·ṙ`, that is `2·(q·ṙ)`, two
-    /// operations rather than four (`ṫq` is left unused where nothing else reads it). The
-    /// same value to rounding (`r·(c·ṙ)` against `(c·r)·ṙ`); a tangent has no bits of the
-    /// function's own to keep, as the value has.
-    fn constant_multiple_square(
-        &self,
-        name: &str,
-        args: &[Operand],
-    ) -> Option<(TokenStream, bool)> {
+    /// An operand's tangent as the scalar rules read it: its scaled binding and scale, or
+    /// the tangent itself.
+    fn scaled_operand(&self, v: VarId) -> (TokenStream, Scale) {
+        match self.scaled.get(&v) {
+            Some(scale) => (scaled_tangent_var(v).to_token_stream(), *scale),
+            None => (tangent_var(v).to_token_stream(), Scale::ONE),
+        }
+    }
+
+    /// `u · u`, and `q · u` (or `u · q`) where `q = c · u` (or `u · c`) for a constant `c`,
+    /// as in `100.0 * b * b`: the tangent `u̇·u + u·u̇` is `2·(u·u̇)`, the same bits; `q̇·u +
+    /// q·u̇` is `c·u̇·u + q·u̇`, that is `2·(q·u̇)`, equal to rounding (`u·(c·u̇)` against
+    /// `(c·u)·u̇`: a tangent has no bits of the function's own to keep, as the value has;
+    /// `q̇` is left unused where nothing else reads it). Doubled, as a scale.
+    fn square(&self, name: &str, args: &[Operand]) -> Option<(TokenStream, Scale)> {
         if name != "mul" || args.len() != 2 {
             return None;
         }
@@ -995,26 +1058,28 @@ impl Tangents<'_> {
                 _ => None,
             }
         };
-        let (q, r) = if multiple_of(a) == Some(b) {
+        let (q, r) = if a == b {
+            (a, a)
+        } else if multiple_of(a) == Some(b) {
             (a, b)
         } else if multiple_of(b) == Some(a) {
             (b, a)
         } else {
             return None;
         };
-        let (stored, negated) = if self.negated.contains(&r) {
-            (negated_tangent_var(r), true)
-        } else {
-            (tangent_var(r), false)
+        // (a tangent already doubled is read as it is)
+        let (stored, negated) = match self.scaled_operand(r) {
+            (_, Scale { doubled: true, .. }) => (tangent_var(r).to_token_stream(), false),
+            (t, s) => (t, s.negated),
         };
         let rt = rt();
         let q = q.ident();
         Some((
-            quote!({
-                let __autodiff_half = #rt::ops::mul_d1(&#q, &#stored);
-                #rt::ops::add_d0(&__autodiff_half) + __autodiff_half
-            }),
-            negated,
+            quote!(#rt::ops::mul_d1(&#q, &#stored)),
+            Scale {
+                negated,
+                doubled: true,
+            },
         ))
     }
 
