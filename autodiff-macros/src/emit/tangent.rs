@@ -52,7 +52,7 @@ struct Tangents<'a> {
 
 /// A tangent's exact scale, carried rather than computed: `−` and `2·` (see
 /// `Tangents::signed_rule_tangent`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Scale {
     negated: bool,
     doubled: bool,
@@ -63,6 +63,14 @@ impl Scale {
         negated: false,
         doubled: false,
     };
+
+    /// The same scale without its sign.
+    fn unsigned(self) -> Scale {
+        Scale {
+            negated: false,
+            ..self
+        }
+    }
 
     /// `t` (of this scale) as the tangent itself.
     fn apply(self, t: &TokenStream) -> TokenStream {
@@ -914,7 +922,7 @@ impl Tangents<'_> {
     /// The tangent of a scalar rule of arithmetic (`+ - * /`, negation) whose result is a
     /// float, with exact scales of the operands' tangents carried rather than computed:
     /// `(tokens, scale)`, the tokens being ṫ/scale. A negation (`c − u`, `−u`) flips the
-    /// sign; a square (`u * u`, and `c·u·u`, see [`Tangents::constant_multiple_square`]) is
+    /// sign; a square (`u * u`, and `c·u·u`, see [`Tangents::square`]) is
     /// doubled rather than summed twice; `* /` by a value keep both (`(−2t)·b = −2(t·b)`,
     /// exactly: rounding is symmetric, and doubling exact); a sum adds or subtracts each
     /// term by its sign, from the left as before (`a + (−b) = a − b`, `(−a) + (−b) =
@@ -972,26 +980,22 @@ impl Tangents<'_> {
             acc = Some(match acc {
                 None => (term, scale),
                 Some((a, s)) => {
-                    // (of a doubled and a single term, the doubled one doubled here)
-                    let (a, s, term, scale) = if s.doubled == scale.doubled {
-                        (a, s, term, scale)
+                    // (of a doubled and a single term, the doubled one doubled here; the
+                    // signs stay carried)
+                    let undouble = |t: TokenStream, s: Scale| match s.doubled {
+                        true => (
+                            s.unsigned().apply(&t),
+                            Scale {
+                                doubled: false,
+                                ..s
+                            },
+                        ),
+                        false => (t, s),
+                    };
+                    let ((a, s), (term, scale)) = if s.doubled == scale.doubled {
+                        ((a, s), (term, scale))
                     } else {
-                        let undouble = |t: TokenStream, s: Scale| {
-                            let d = Scale {
-                                negated: false,
-                                doubled: s.doubled,
-                            };
-                            (
-                                d.apply(&t),
-                                Scale {
-                                    doubled: false,
-                                    ..s
-                                },
-                            )
-                        };
-                        let (a, s) = undouble(a, s);
-                        let (term, scale) = undouble(term, scale);
-                        (a, s, term, scale)
+                        (undouble(a, s), undouble(term, scale))
                     };
                     let doubled = s.doubled;
                     let (t, negated) = match (s.negated, scale.negated) {
@@ -1177,10 +1181,9 @@ impl Tangents<'_> {
                 let t = self.operand_tangent(&args[k]).expect("an active operand");
                 // `x.sin()`'s tangent from `x.cos()` computed before the rule's test of the
                 // tangent (the same bits): next to the value's `x.sin()`, the compiler makes
-                // the two one `sin_cos` call
-                // (written as the value's call is: a method call, or the runtime's function
-                // where the receiver's type may not be known yet; a path call, `f64::sin(x)`,
-                // keeps the rule reading `x`)
+                // the two one `sin_cos` call. Written as the value's call is: a method call,
+                // or the runtime's function where the receiver's type may not be known yet;
+                // a path call, `f64::sin(x)`, keeps the rule reading `x`.
                 if let (
                     Some(sibling),
                     [x],
