@@ -427,3 +427,51 @@ fn recursion_with_constant_arguments() {
     assert_eq!(factorial_times(4, 2.0), 48.0);
     assert_eq!(gradients_function!(factorial_times)(4, 2.0), 24.0);
 }
+
+// ---------------------------------------------------------------------------------------
+// Associated functions called by their path, `Type::function(…)`
+// ---------------------------------------------------------------------------------------
+
+/// A smooth step, its constructors and evaluation as associated functions (no receiver).
+struct Smooth<T>(core::marker::PhantomData<T>);
+
+#[differentiable]
+impl<T: autodiff::num_traits::Float> Smooth<T> {
+    /// `x²(3 − 2x)`.
+    fn step(x: T) -> T {
+        let two = T::one() + T::one();
+        x * x * (two + T::one() - two * x)
+    }
+}
+
+/// Degrees to radians, a concrete `impl`.
+struct Degrees;
+
+#[differentiable]
+impl Degrees {
+    fn to_radians(d: f64) -> f64 {
+        d * std::f64::consts::PI / 180.0
+    }
+}
+
+/// A generic owner with its type argument given, and a concrete owner.
+#[differentiable]
+fn steps(x: f64, d: f64) -> f64 {
+    Smooth::<f64>::step(x) + Smooth::<f64>::step(0.5 * x) * Degrees::to_radians(d).sin()
+}
+
+#[test]
+fn associated_functions_by_their_path() {
+    let (x, d) = (0.3_f64, 40.0_f64);
+    let r = std::f64::consts::PI / 180.0;
+    let s = |x: f64| x * x * (3.0 - 2.0 * x);
+    let ds = |x: f64| 6.0 * x * (1.0 - x);
+    let (gx, gd) = gradients_function!(steps)(x, d);
+    // by hand: s'(x) + 0.5 s'(x/2) sin(d r);  s(x/2) cos(d r) r
+    assert_close(gx, ds(x) + 0.5 * ds(0.5 * x) * (d * r).sin());
+    assert_close(gd, s(0.5 * x) * (d * r).cos() * r);
+    assert_fd(x, gx, |x| steps(x, d));
+    assert_fd(d, gd, |d| steps(x, d));
+    let (_, t) = jvp!(steps)(x, d, 1.0, 0.0);
+    assert_close(t, gx);
+}

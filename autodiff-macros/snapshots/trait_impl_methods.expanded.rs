@@ -1117,3 +1117,15 @@ impl ::autodiff::__private::methods::Annotated<
         self
     }
 }
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::methods::AnnotatedFn<
+    { ::autodiff::__private::methods::method_id("pdf") },
+> for Exp {
+    type Never = ::core::convert::Infallible;
+}
+#[allow(unused, nonstandard_style, clippy::all, clippy::pedantic)]
+impl ::autodiff::__private::methods::AnnotatedFn<
+    { ::autodiff::__private::methods::method_id("ln_pdf") },
+> for Exp {
+    type Never = ::core::convert::Infallible;
+}

@@ -283,17 +283,74 @@ pub fn call(
         // (a function whose sweeps are its `runtime::entry` impls: found by the traits)
         Some(what @ ("vjp_into" | "vjp_reborrow" | "jvp" | "seeded")) => {
             let path = companion_path(func, what);
+            let fallback = unannotated_fallback(func, what, args.len(), span);
             quote::quote_spanned!(span=> {
                 #[allow(unused_imports)]
                 use ::autodiff::__private::entry::traits::*;
+                #fallback
                 #path(#(#args),*)
             })
         }
         Some(what) => {
             let path = companion_path(func, what);
-            quote::quote_spanned!(span=> #path(#(#args),*))
+            let fallback = unannotated_fallback(func, what, args.len(), span);
+            if fallback.is_empty() {
+                quote::quote_spanned!(span=> #path(#(#args),*))
+            } else {
+                quote::quote_spanned!(span=> { #fallback #path(#(#args),*) })
+            }
         }
         None => quote::quote_spanned!(span=> #func(#(#args),*)),
+    }
+}
+
+/// For a call `Type::function(…)` of an associated function (not `Self::…`, not a
+/// qualified path): a trait in the call's block that gives every type an item of the
+/// companion's name, found only where `Type`'s `impl` has none (inherent items come first),
+/// and then requiring the runtime's `methods::Annotated` of the function: an associated
+/// function of an `impl` without `#[differentiable]` is an error saying so, at the call,
+/// not a missing `__autodiff_*` item. Nothing for other calls.
+pub fn unannotated_fallback(
+    func: &syn::ExprPath,
+    what: &str,
+    arity: usize,
+    span: Span,
+) -> TokenStream {
+    let segments = &func.path.segments;
+    let n = segments.len();
+    let of_a_type = func.qself.is_none()
+        && n >= 2
+        && segments[n - 2].ident != "Self"
+        && segments[n - 2]
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase());
+    if !of_a_type {
+        return TokenStream::new();
+    }
+    let last = &segments[n - 1].ident;
+    let name = companion(last, what, true);
+    let id = method_id(last);
+    let params: Vec<syn::Ident> = (0..arity)
+        .map(|i| format_ident!("__A{}", i, span = span))
+        .collect();
+    let gate = quote::quote_spanned!(span=> ::autodiff::__private::methods::AnnotatedFn<#id>);
+    quote::quote_spanned! {span=>
+        #[allow(non_camel_case_types, dead_code)]
+        trait __autodiff_unannotated {
+            fn #name<#(#params),*>(#(_: #params),*) -> <Self as #gate>::Never
+            where
+                Self: #gate;
+        }
+        #[allow(dead_code)]
+        impl<__T: ?::core::marker::Sized> __autodiff_unannotated for __T {
+            fn #name<#(#params),*>(#(_: #params),*) -> <Self as #gate>::Never
+            where
+                Self: #gate,
+            {
+                ::core::unreachable!()
+            }
+        }
     }
 }
 

@@ -227,8 +227,14 @@ pub fn companions(
             };
             !(f.qself.is_none() && own)
         })
-        .map(|f| companion_path(f, "forward_at"))
-        .map(|p| quote!(#p))
+        .map(|f| {
+            let p = companion_path(f, "forward_at");
+            let span = syn::spanned::Spanned::span(f);
+            match crate::companions::unannotated_fallback(f, "forward_at", 1, span) {
+                fallback if fallback.is_empty() => quote!(#p(depth - 1)),
+                fallback => quote!({ #fallback #p(depth - 1) }),
+            }
+        })
         .fold(Vec::<TokenStream>::new(), |mut v, p| {
             // (each callee once: the walk below is not memoised)
             if !v.iter().any(|q| q.to_string() == p.to_string()) {
@@ -400,7 +406,7 @@ pub fn companions(
             if depth == 0 {
                 return #own;
             }
-            #rt::forward::first_reason(&[#own, #(#callee_reasons(depth - 1)),*])
+            #rt::forward::first_reason(&[#own, #(#callee_reasons),*])
         }
     };
     let depth = if callee_reasons.is_empty() {

@@ -116,11 +116,11 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
             }) => {
                 method.block = *func.block;
                 companions.extend(c);
-                if original_sig.receiver().is_some() {
-                    gated.push(crate::companions::method_id(&original_sig.ident));
-                    if args.wrt_self {
-                        wrt_self.push(crate::companions::method_id(&original_sig.ident));
-                    }
+                // (every method: a call in method form and a path call `Type::method(…)`
+                // both pass the gate)
+                gated.push(crate::companions::method_id(&original_sig.ident));
+                if original_sig.receiver().is_some() && args.wrt_self {
+                    wrt_self.push(crate::companions::method_id(&original_sig.ident));
                 }
             }
             Err(e) => errors.extend(e),
@@ -153,6 +153,15 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
                 fn target(&self) -> &Self {
                     self
                 }
+            }
+        )*
+
+        #(
+            #allow
+            impl #impl_generics ::autodiff::__private::methods::AnnotatedFn<#gated>
+                for #self_ty #where_clause
+            {
+                type Never = ::core::convert::Infallible;
             }
         )*
 

@@ -28,6 +28,24 @@ pub trait Annotated<const M: u64> {
     fn target(&self) -> &Self::Target;
 }
 
+/// A type whose associated function named by `M` (see [`method_id`]) is differentiable:
+/// an `impl` with `#[differentiable]` implements it for each function it differentiates. A
+/// call `Type::function(…)` requires it where `Type` has no companion of that function, so
+/// that a function of an `impl` without the attribute fails there with a message that
+/// says so (the call's result, of the type `Never` names, is then not looked at further).
+#[diagnostic::on_unimplemented(
+    message = "cannot differentiate through this function of `{Self}`: its `impl` has no \
+        `#[differentiable]`",
+    label = "an associated function of an `impl` without `#[differentiable]`",
+    note = "add `#[differentiable]` to the `impl` block that defines the function (on a trait \
+        `impl`, to that block), give the function a rule with `#[differentiable(vjp = …)]`, \
+        or wrap its result in `stop_gradient(…)` if no gradient should flow through it"
+)]
+pub trait AnnotatedFn<const M: u64> {
+    /// Never looked at: a call that needs the bound does not compile without it.
+    type Never;
+}
+
 /// A type whose method named by `M` is differentiable with respect to its receiver: the
 /// method (or its `impl`) says `#[differentiable(self)]`. Generated code requires it of a
 /// call whose receiver carries a gradient, so that the gradient is never dropped at a

@@ -188,6 +188,7 @@ pub fn categorize(c: &Candidate, d: &Diag) -> &'static str {
         &msg,
         &[
             "cannot differentiate through the function",
+            "cannot differentiate through this function",
             "e0433",
             "e0425",
             "not a differentiable function",

@@ -91,6 +91,26 @@ impl Model {
     }
 }
 
+/// Unit conversions: associated functions of an annotated `impl`.
+#[derive(Debug)]
+pub struct Units;
+
+#[differentiable]
+impl Units {
+    /// Degrees to radians.
+    #[must_use]
+    pub fn radians(degrees: f64) -> f64 {
+        degrees * std::f64::consts::PI / 180.0
+    }
+}
+
+/// The sine of an angle in degrees: a call `Type::function(…)` of an associated function.
+#[differentiable]
+#[must_use]
+pub fn sin_degrees(degrees: f64) -> f64 {
+    Units::radians(degrees).sin()
+}
+
 /// A dense layer with a derived tangent.
 #[derive(Debug, Differentiable)]
 pub struct Dense {

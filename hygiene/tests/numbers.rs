@@ -4,7 +4,7 @@
 use autodiff::prelude::*;
 use autodiff_hygiene::{
     Dense, Model, cubes, dense_loss, everything, fused_stencil, looks_generated, negated_sines,
-    sines_f32, sines_f64, weighted_sines,
+    sin_degrees, sines_f32, sines_f64, weighted_sines,
 };
 
 #[test]
@@ -24,6 +24,17 @@ fn everything_against_finite_differences() {
         &[0.5, -1.0, 2.0, 0.25, 1.5],
     );
     autodiff::check::assert_gradient_close(&all, &fd, 1e-8);
+}
+
+#[test]
+fn associated_function_by_its_path() {
+    let d = 30.0_f64;
+    let r = std::f64::consts::PI / 180.0;
+    // d/dd sin(d·π/180) = cos(d·π/180)·π/180
+    let g = gradients_function!(sin_degrees)(d);
+    assert!((g - (d * r).cos() * r).abs() < 1e-15, "{g}");
+    let (y, dy) = jvp!(sin_degrees)(d, 1.0);
+    assert!((y - (d * r).sin()).abs() < 1e-15 && (dy - g).abs() < 1e-15);
 }
 
 #[test]
