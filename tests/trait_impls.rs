@@ -454,10 +454,11 @@ impl Degrees {
     }
 }
 
-/// A generic owner with its type argument given, and a concrete owner.
+/// A generic owner with its type argument given and inferred (from the call's argument
+/// alone), and a concrete owner.
 #[differentiable]
 fn steps(x: f64, d: f64) -> f64 {
-    Smooth::<f64>::step(x) + Smooth::<f64>::step(0.5 * x) * Degrees::to_radians(d).sin()
+    Smooth::<f64>::step(x) + Smooth::step(0.5 * x) * Degrees::to_radians(d).sin()
 }
 
 #[test]
@@ -474,4 +475,29 @@ fn associated_functions_by_their_path() {
     assert_fd(d, gd, |d| steps(x, d));
     let (_, t) = jvp!(steps)(x, d, 1.0, 0.0);
     assert_close(t, gx);
+}
+
+/// A generic function calling the generic owner's function with its type inferred.
+#[differentiable]
+fn smooth_sum<T: autodiff::Real>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        s = s + Smooth::step(x[i]);
+    }
+    s
+}
+
+#[test]
+fn associated_functions_of_a_generic_owner_in_generic_code() {
+    let x = [0.1_f64, 0.4, 0.9];
+    let v = [1.0, -2.0, 0.5];
+    let g = gradients_function!(smooth_sum)(&x[..]);
+    let hv = hvp!(smooth_sum)(&x[..], &v[..]);
+    for i in 0..3 {
+        // s'(x) = 6x(1 − x), s''(x) = 6 − 12x
+        assert_close(g[i], 6.0 * x[i] * (1.0 - x[i]));
+        assert_close(hv[i], (6.0 - 12.0 * x[i]) * v[i]);
+    }
+    let gf = gradients_function!(smooth_sum)(&[0.25_f32][..]);
+    assert!((gf[0] - 1.125).abs() < 1e-6);
 }

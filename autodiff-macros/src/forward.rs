@@ -227,6 +227,22 @@ pub fn companions(
             };
             !(f.qself.is_none() && own)
         })
+        // `Type::f(…)` with no type arguments on `Type`: if `Type` is generic, only the
+        // call's arguments infer them, and `__forward_at` has none — the callee's reason,
+        // if any, is its `__jvp`'s panic at run time (as one deeper than the depth is)
+        .filter(|f| {
+            let segs = &f.path.segments;
+            let n = segs.len();
+            let bare_owner = f.qself.is_none()
+                && n >= 2
+                && segs[n - 2].ident != "Self"
+                && segs[n - 2].arguments.is_empty()
+                && segs[n - 2]
+                    .ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_ascii_uppercase());
+            !bare_owner
+        })
         .map(|f| {
             let p = companion_path(f, "forward_at");
             let span = syn::spanned::Spanned::span(f);
