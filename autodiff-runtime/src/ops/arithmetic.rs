@@ -76,7 +76,8 @@ pub fn div_d0<T: Arith>(b: &T, dy: &T) -> T {
     T::over(b, dy)
 }
 
-/// `y = a / b`: cotangent of `b`, `-dy · a / b²`, computed as `-(dy · y) / b`.
+/// `y = a / b`: cotangent of `b`, `-dy · a / b²`, computed as `-(dy / b) · y`: the quotient
+/// `dy / b` is `a`'s cotangent ([`div_d0`]), one division for both.
 ///
 /// ```
 /// assert_eq!(autodiff_runtime::ops::div_d1(&4.0_f64, &0.25, &1.0), -0.0625);
@@ -619,7 +620,7 @@ pub trait Arith: Copy {
     fn scale(other: &Self, dy: &Self) -> Self;
     /// `dy / b`.
     fn over(b: &Self, dy: &Self) -> Self;
-    /// `-(dy · y) / b`.
+    /// `-(dy / b) · y`.
     fn quotient_rhs(b: &Self, y: &Self, dy: &Self) -> Self;
     /// `-dy · trunc(a / b)`.
     fn rem_rhs(a: &Self, b: &Self, dy: &Self) -> Self;
@@ -640,18 +641,24 @@ impl<T: Real> Arith for T {
     }
     #[inline(always)]
     fn over(b: &T, dy: &T) -> T {
-        // (a zero cotangent contributes zero even where `b` is zero: see `ops`)
+        // (a zero cotangent contributes zero even where `b` is zero: see `ops`; the quotient
+        // is computed either way and chosen, so that the quotient rule's two cotangents
+        // share it: one division, not two)
+        let q = *dy / *b;
         if dy.is_strong_zero() {
-            return *dy;
+            *dy
+        } else {
+            q
         }
-        *dy / *b
     }
     #[inline(always)]
     fn quotient_rhs(b: &T, y: &T, dy: &T) -> T {
+        let q = *dy / *b;
         if dy.is_strong_zero() {
-            return *dy;
+            *dy
+        } else {
+            -(q * *y)
         }
-        -(*dy * *y) / *b
     }
     #[inline(always)]
     fn rem_rhs(a: &T, b: &T, dy: &T) -> T {
