@@ -481,8 +481,8 @@ fn associated_functions_by_their_path() {
 #[differentiable]
 fn smooth_sum<T: autodiff::Real>(x: &[T]) -> T {
     let mut s = T::zero();
-    for i in 0..x.len() {
-        s = s + Smooth::step(x[i]);
+    for &v in x {
+        s = s + Smooth::step(v);
     }
     s
 }
@@ -500,4 +500,44 @@ fn associated_functions_of_a_generic_owner_in_generic_code() {
     }
     let gf = gradients_function!(smooth_sum)(&[0.25_f32][..]);
     assert!((gf[0] - 1.125).abs() < 1e-6);
+}
+
+/// A polynomial generic over its float type, evaluated by a method.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Poly<T: autodiff::Real> {
+    c: Vec<T>,
+}
+
+#[differentiable]
+impl<T: autodiff::Real> Poly<T> {
+    fn eval(&self, x: T) -> T {
+        let mut acc = T::zero();
+        for i in (0..self.c.len()).rev() {
+            acc = acc * x + self.c[i];
+        }
+        acc
+    }
+}
+
+/// The owner's type argument written as the function's own generic (`Smooth::<T>`), and a
+/// method of a generic owner called by its path with the owner's argument inferred.
+#[differentiable]
+fn smooth_and_poly<T: autodiff::Real>(x: T, #[no_grad] p: &Poly<T>) -> T {
+    Smooth::<T>::step(x) + p.eval(x) + Poly::eval(p, x)
+}
+
+#[test]
+fn paths_naming_the_functions_generics() {
+    let p = Poly {
+        c: vec![1.0, 2.0, 3.0],
+    };
+    let x = 0.3;
+    // s(x) + 2(1 + 2x + 3x²): s'(x) + 2(2 + 6x), s''(x) + 12
+    let g = gradients_function!(smooth_and_poly)(x, &p);
+    assert_close(g, 6.0 * x * (1.0 - x) + 2.0 * (2.0 + 6.0 * x));
+    assert_fd(x, g, |x| smooth_and_poly(x, &p));
+    let h = hvp!(smooth_and_poly, params = ["x"])(x, &p, 1.0);
+    assert_close(h, 6.0 - 12.0 * x + 12.0);
+    let (_, t) = jvp!(smooth_and_poly, params = ["x"])(x, &p, 1.0);
+    assert_close(t, g);
 }

@@ -31,6 +31,15 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
+/// Whether `tokens` name any of `idents`.
+fn mentions_any(tokens: &TokenStream, idents: &[syn::Ident]) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => idents.contains(&i),
+        proc_macro2::TokenTree::Group(g) => mentions_any(&g.stream(), idents),
+        _ => false,
+    })
+}
+
 /// The most parameters `params = [...]` selects.
 pub const MAX_SELECTED: usize = 8;
 
@@ -241,7 +250,14 @@ pub fn companions(
                     .ident
                     .to_string()
                     .starts_with(|c: char| c.is_ascii_uppercase());
-            !bare_owner
+            // nor one whose path names the function's generics (`Smooth::<T>::step(x)`):
+            // `__forward_at` is not generic
+            let mut path = syn::ExprPath::clone(f);
+            if let Some(last) = path.path.segments.last_mut() {
+                last.arguments = syn::PathArguments::None;
+            }
+            let names_generics = mentions_any(&path.to_token_stream(), &sig.type_params);
+            !bare_owner && !names_generics
         })
         .map(|f| {
             let p = companion_path(f, "forward_at");
