@@ -541,3 +541,75 @@ fn paths_naming_the_functions_generics() {
     let (_, t) = jvp!(smooth_and_poly, params = ["x"])(x, &p, 1.0);
     assert_close(t, g);
 }
+
+// ---------------------------------------------------------------------------------------
+// Values of a struct made in the body, and unit structs, as receivers
+// ---------------------------------------------------------------------------------------
+
+/// A point generic over its float type: a constructor and methods of one block marked
+/// `self` (the constructor, without a receiver, differentiated as any function).
+#[derive(Clone, Copy, Debug, autodiff::Differentiable)]
+struct Point<T: autodiff::Real> {
+    x: T,
+    y: T,
+}
+
+#[differentiable(self)]
+impl<T: autodiff::Real> Point<T> {
+    fn new(x: T, y: T) -> Self {
+        Point { x, y }
+    }
+    fn length(&self) -> T {
+        (self.x * self.x + self.y * self.y).sqrt()
+    }
+    fn scaled(&self, s: T) -> Self {
+        Point::new(self.x * s, self.y * s)
+    }
+    fn dot_with(&self, o: &Self) -> T {
+        self.x * o.x + self.y * o.y
+    }
+}
+
+/// `2|p| + 2|p|²` through values the body makes: `Point::new`, then methods of its result.
+#[differentiable]
+fn made_points<T: autodiff::Real>(a: T, b: T) -> T {
+    let p = Point::new(a, b);
+    let q = p.scaled(T::from(2.0).unwrap());
+    q.length() + q.dot_with(&p)
+}
+
+/// A unit struct with a trait method.
+struct Square;
+
+trait Area<T> {
+    fn area(&self, side: T) -> T;
+}
+
+#[differentiable]
+impl<T: autodiff::num_traits::Float> Area<T> for Square {
+    fn area(&self, side: T) -> T {
+        side * side
+    }
+}
+
+/// The unit struct as a receiver, written in place and bound to a local.
+#[differentiable]
+fn squares(x: f64) -> f64 {
+    let s = Square;
+    Square.area(x) + s.area(3.0 * x)
+}
+
+#[test]
+fn values_made_in_the_body_and_unit_structs_as_receivers() {
+    let (a, b) = (3.0, 4.0);
+    let (ga, gb) = gradients_function!(made_points)(a, b);
+    // ∇(2|p| + 2|p|²) = 2p/|p| + 4p
+    assert_close(ga, 2.0 * a / 5.0 + 4.0 * a);
+    assert_close(gb, 2.0 * b / 5.0 + 4.0 * b);
+    assert_fd(a, ga, |a| made_points(a, b));
+    let x = 0.7;
+    // x² + 9x²
+    assert_close(gradients_function!(squares)(x), 20.0 * x);
+    let (_, t) = jvp!(made_points)(a, b, 1.0, 0.0);
+    assert_close(t, ga);
+}

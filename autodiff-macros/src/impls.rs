@@ -89,7 +89,24 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let original_sig = method.sig.clone();
         strip_markers(&mut method.sig);
         let explicit = inner.is_some();
-        let args = inner.as_ref().unwrap_or(&outer);
+        // (the block's `self` is for its methods with a receiver; an associated function
+        // of the block, `fn new(x: T) -> Self`, is differentiated as any function is)
+        let without_self;
+        let args = match &inner {
+            Some(a) => a,
+            None if outer.wrt_self && original_sig.receiver().is_none() => {
+                without_self = Args {
+                    custom_vjp: outer.custom_vjp.clone(),
+                    custom_jvp: outer.custom_jvp.clone(),
+                    wrt_self: false,
+                    recursive: outer.recursive,
+                    second_order: outer.second_order,
+                    copy: None,
+                };
+                &without_self
+            }
+            None => &outer,
+        };
         if let Some(at) = args.second_order {
             errors.push(
                 at,

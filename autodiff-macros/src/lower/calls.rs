@@ -98,6 +98,7 @@ impl Lowering<'_> {
             && name != "to_vec"
             && !self.receiver_of_user_type(&m.receiver)
             && !self.made_value_receiver(m)
+            && !self.unit_struct(&m.receiver)
         {
             return self.query(e, &m.method);
         }
@@ -154,9 +155,11 @@ impl Lowering<'_> {
                 e.span(),
             );
         }
-        // (a receiver known to be a float keeps the primitive's message)
-        let receiver_not_float =
-            self.operand_maybe_array(&args[0]) || !self.operand_active(&args[0]);
+        // (a receiver known to be a float keeps the primitive's message; a value a call
+        // made may be of a struct, `Point::new(a, b)`, whose `impl` has the method)
+        let receiver_not_float = self.operand_maybe_array(&args[0])
+            || !self.operand_active(&args[0])
+            || self.made_value_receiver(m);
         if rules::method_rule(&name).is_none() && receiver_not_float {
             if let Some(v) = self.method_form_call(e, m, args.clone()) {
                 return v;
@@ -490,7 +493,8 @@ impl Lowering<'_> {
         let of_parameter = receiver_root(&m.receiver).is_some_and(|r| {
             self.param_names.contains(&r) && matches!(self.lookup(&r), Some(Binding::Value(_)))
         }) || self.made_value_receiver(m)
-            || self.names_struct(&m.receiver);
+            || self.names_struct(&m.receiver)
+            || self.unit_struct(&m.receiver);
         if !of_parameter || prims::is_std_container_method(&name) {
             return None;
         }
@@ -615,6 +619,8 @@ impl Lowering<'_> {
             Some(Binding::Value(Value::Ref(r))) => {
                 matches!(&**r, Value::Var(v) if self.made_values.contains(v))
             }
+            // (a unit struct, `let s = Square;`)
+            Some(Binding::Value(Value::Inline(e))) => self.unit_struct(e),
             _ => false,
         }
     }

@@ -56,6 +56,7 @@ impl Lowering<'_> {
                 // `impl` (annotated, or refused with that message), not std's
                 self.made_values.insert(*v);
             }
+
             return v;
         }
         match e {
@@ -1140,6 +1141,21 @@ impl Lowering<'_> {
     /// Whether `e` names a value known to be of a user's struct type (through `(…)` and
     /// `&`): a parameter of such a type (`Lowering::struct_params`), or a local holding a
     /// struct literal's or a struct operator's value (`VarInfo::owned_struct`).
+    /// Whether `e` is a path that names a unit struct (`Square`): one identifier in
+    /// `CamelCase` that no local binds (a constant is `SCREAMING_CASE`).
+    pub(super) fn unit_struct(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = e else {
+            return false;
+        };
+        p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                name.starts_with(|c: char| c.is_ascii_uppercase())
+                    && name.chars().any(|c| c.is_ascii_lowercase())
+                    && self.lookup(&name).is_none()
+            })
+    }
+
     pub(super) fn names_struct(&self, e: &syn::Expr) -> bool {
         match e {
             syn::Expr::Paren(p) => self.names_struct(&p.expr),

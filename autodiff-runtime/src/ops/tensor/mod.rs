@@ -60,6 +60,13 @@ use ndarray::{Array, ArrayBase, ArrayD, ArrayView, Axis, CowArray, Data, Dimensi
 /// assert_eq!(a.view_tensor().len(), 2);
 /// assert_eq!(2.0_f64.as_scalar(), Some(2.0));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a float or an ndarray array, which this operation serves",
+    label = "not a float or an array",
+    note = "a method named as an array operation (`sum`, `dot`, `norm`, `mean`, `exp`, …) \
+        called on a value of your own type is read as that operation; call your type's \
+        method by its path instead: `Type::method(&value, …)`"
+)]
 pub trait Tensor: Sealed {
     /// The element type.
     type Elem: Real;
