@@ -317,3 +317,41 @@ fn the_crates_own_numeric_traits() {
     assert_eq!(value, inv_len::<f64>(a));
     assert_close(tangent, g[0]);
 }
+
+/// A model generic over its float type, without `#[derive(Differentiable)]`: a constant.
+struct Affine<T> {
+    w: T,
+    b: T,
+}
+
+trait Predict<T> {
+    fn predict(&self, x: T) -> T;
+}
+
+#[differentiable]
+impl<T: autodiff::num_traits::Float> Predict<T> for Affine<T> {
+    fn predict(&self, x: T) -> T {
+        self.w * x + self.b
+    }
+}
+
+/// A generic function with a constant parameter of a plain struct generic over the same
+/// float type.
+#[differentiable]
+fn affine_times<T: autodiff::num_traits::Float>(#[no_grad] m: &Affine<T>, x: T, y: T) -> T {
+    m.predict(x) * y
+}
+
+#[test]
+fn a_constant_plain_struct_generic_over_the_float_type() {
+    let m = Affine { w: 2.0, b: 1.0 };
+    // (2x + 1)·y
+    let (gx, gy) = gradients_function!(affine_times)(&m, 3.0, 4.0);
+    assert_close(gx, 8.0);
+    assert_close(gy, 7.0);
+    let m32 = Affine { w: 2.0_f32, b: 1.0 };
+    let (gx, _) = gradients_function!(affine_times)(&m32, 3.0_f32, 4.0);
+    assert!((gx - 8.0).abs() < 1e-6);
+    let (_, t) = jvp!(affine_times)(&m, 3.0, 4.0, 1.0, 0.0);
+    assert_close(t, 8.0);
+}

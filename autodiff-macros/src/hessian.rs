@@ -422,12 +422,19 @@ fn opaque_bounds(
             quote!(#base)
         };
         let dual_ty = crate::derive_dual::dual_of(base.to_token_stream(), t, &dual);
+        // (a constant's product is never taken; naming its tangent would need the type to
+        // have one where the function is defined: `#[no_grad] cfg: &Config<T>`)
+        let product = kinds[i].map(|_| {
+            quote! {
+                Out = <#base as #rt::Differentiable>::Tangent,
+                Hessian = #rt::ndarray::Array2<#t>,
+            }
+        });
         out.push(quote! {
             #ty: #rt::dual::HvpArg<
                 Duals = #dual_ty,
                 Owned = #base,
-                Out = <#base as #rt::Differentiable>::Tangent,
-                Hessian = #rt::ndarray::Array2<#t>,
+                #product
             >
         });
     }
