@@ -295,6 +295,18 @@ pub const MISSING_RETURN_TYPE: &str =
     "a `#[differentiable]` function must return the value to differentiate; add a \
      return type such as `-> f64`";
 
+/// A function without a result that writes through a `&mut` parameter of a type other than
+/// floats and sequences of them (`s: &mut State`).
+pub fn struct_written_through(name: &str) -> String {
+    format!(
+        "`{name}` is written through, but a differentiable function's outputs through `&mut` \
+         are floats, slices, `Vec`s and arrays of them (`out: &mut [f64]`) for now; take \
+         the value and return it (`fn step(s: State, …) -> State`, its fields then \
+         differentiable with `#[derive(Differentiable)]`), or return the value to \
+         differentiate"
+    )
+}
+
 pub const BORROWED_RESULT: &str =
     "a `#[differentiable]` function cannot return a reference yet: the result borrows \
      from a parameter, and its gradient would have to be added into that parameter's at \

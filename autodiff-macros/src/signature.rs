@@ -820,7 +820,16 @@ impl Signature {
             syn::ReturnType::Type(_, ty) => (**ty).clone(),
             syn::ReturnType::Default if params.iter().any(|p| p.in_out) => syn::parse_quote!(()),
             syn::ReturnType::Default => {
-                errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE);
+                // (a `&mut` of a struct is the output the author meant)
+                let written = params.iter().find(|p| {
+                    !p.in_out && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
+                });
+                match written {
+                    Some(p) => {
+                        errors.push_spanned(&p.ty, crate::diag::struct_written_through(&p.label))
+                    }
+                    None => errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE),
+                }
                 return None;
             }
         };
