@@ -307,6 +307,16 @@ pub fn struct_written_through(name: &str) -> String {
     )
 }
 
+/// A function without a result that writes through a `&mut` sequence whose elements are
+/// not known to be floats (`v: &mut [T]`, `T` without a float bound).
+pub fn sequence_of_unknown_written_through(name: &str) -> String {
+    format!(
+        "`{name}` is written through, but its elements are not known to be floats (a type \
+         parameter needs a `Float` or `Real` bound to be one), so nothing written is \
+         differentiable; bound the element type, or return the value to differentiate"
+    )
+}
+
 pub const BORROWED_RESULT: &str =
     "a `#[differentiable]` function cannot return a reference yet: the result borrows \
      from a parameter, and its gradient would have to be added into that parameter's at \

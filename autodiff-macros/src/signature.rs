@@ -825,6 +825,18 @@ impl Signature {
                     !p.in_out && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
                 });
                 match written {
+                    Some(p)
+                        if sequence_element(&p.ty).is_some_and(|e| !is_float_of(e, &floats)) =>
+                    {
+                        errors.push_spanned(
+                            &p.ty,
+                            crate::diag::sequence_of_unknown_written_through(&p.label),
+                        )
+                    }
+                    // (a constant sequence written, `#[no_grad] buf: &mut [f64]`: no output)
+                    Some(p) if sequence_element(&p.ty).is_some() => {
+                        errors.push(sig.ident.span(), crate::diag::MISSING_RETURN_TYPE)
+                    }
                     Some(p) => {
                         errors.push_spanned(&p.ty, crate::diag::struct_written_through(&p.label))
                     }

@@ -14,4 +14,13 @@ fn step(s: &mut State, k: f64, dt: f64) {
     s.pos += dt * s.vel;
 }
 
+
+// a sequence of a type the macro cannot tell is a float, written through
+#[differentiable]
+fn swap_first<T: Copy + PartialOrd>(v: &mut [T]) {
+    if v.len() > 1 && v[1] < v[0] {
+        v.swap(0, 1);
+    }
+}
+
 fn main() {}
