@@ -304,6 +304,20 @@ pub fn call(
     }
 }
 
+/// The owner segment of `Type::function` (an unqualified path whose second-to-last segment
+/// is `CamelCase` and not `Self`): the call of an associated function of another type.
+pub fn type_owner(func: &syn::ExprPath) -> Option<&syn::PathSegment> {
+    let segments = &func.path.segments;
+    let owner = segments.iter().rev().nth(1)?;
+    let of_a_type = func.qself.is_none()
+        && owner.ident != "Self"
+        && owner
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase());
+    of_a_type.then_some(owner)
+}
+
 /// For a call `Type::function(…)` of an associated function (not `Self::…`, not a
 /// qualified path): a trait in the call's block that gives every type an item of the
 /// companion's name, found only where `Type`'s `impl` has none (inherent items come first),
@@ -316,19 +330,12 @@ pub fn unannotated_fallback(
     arity: usize,
     span: Span,
 ) -> TokenStream {
-    let segments = &func.path.segments;
-    let n = segments.len();
-    let of_a_type = func.qself.is_none()
-        && n >= 2
-        && segments[n - 2].ident != "Self"
-        && segments[n - 2]
-            .ident
-            .to_string()
-            .starts_with(|c: char| c.is_ascii_uppercase());
-    if !of_a_type {
+    if type_owner(func).is_none() {
         return TokenStream::new();
     }
-    let last = &segments[n - 1].ident;
+    let Some(last) = func.path.segments.last().map(|s| &s.ident) else {
+        return TokenStream::new();
+    };
     let name = companion(last, what, true);
     let id = method_id(last);
     let params: Vec<syn::Ident> = (0..arity)

@@ -20,10 +20,14 @@ pub struct Field<'a> {
     pub grad: bool,
 }
 
-/// Whether `tokens` name one of `params` (the struct's type and const parameters).
-fn mentions(tokens: TokenStream, params: &[String]) -> bool {
+/// Whether `tokens` name one of `params` (the struct's type and const parameters; a
+/// function's generics).
+pub(crate) fn mentions<P>(tokens: TokenStream, params: &[P]) -> bool
+where
+    proc_macro2::Ident: PartialEq<P>,
+{
     tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => params.iter().any(|p| i == p),
+        proc_macro2::TokenTree::Ident(i) => params.iter().any(|p| i == *p),
         proc_macro2::TokenTree::Group(g) => mentions(g.stream(), params),
         _ => false,
     })

@@ -25,6 +25,21 @@ pub(crate) struct Args {
     pub copy: Option<crate::second_order::Copy>,
 }
 
+impl Args {
+    /// The same arguments without `self`: an `impl` block's, for its associated functions
+    /// (`self` is for the methods with a receiver). Before any copy is written.
+    pub(crate) fn without_self(&self) -> Args {
+        Args {
+            custom_vjp: self.custom_vjp.clone(),
+            custom_jvp: self.custom_jvp.clone(),
+            wrt_self: false,
+            recursive: self.recursive,
+            second_order: self.second_order,
+            copy: None,
+        }
+    }
+}
+
 pub(crate) fn parse_args(args: TokenStream) -> syn::Result<Args> {
     let mut out = Args::default();
     if args.is_empty() {

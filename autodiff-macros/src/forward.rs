@@ -31,15 +31,6 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
-/// Whether `tokens` name any of `idents`.
-fn mentions_any(tokens: &TokenStream, idents: &[syn::Ident]) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => idents.contains(&i),
-        proc_macro2::TokenTree::Group(g) => mentions_any(&g.stream(), idents),
-        _ => false,
-    })
-}
-
 /// The most parameters `params = [...]` selects.
 pub const MAX_SELECTED: usize = 8;
 
@@ -240,23 +231,16 @@ pub fn companions(
         // call's arguments infer them, and `__forward_at` has none — the callee's reason,
         // if any, is its `__jvp`'s panic at run time (as one deeper than the depth is)
         .filter(|f| {
-            let segs = &f.path.segments;
-            let n = segs.len();
-            let bare_owner = f.qself.is_none()
-                && n >= 2
-                && segs[n - 2].ident != "Self"
-                && segs[n - 2].arguments.is_empty()
-                && segs[n - 2]
-                    .ident
-                    .to_string()
-                    .starts_with(|c: char| c.is_ascii_uppercase());
+            let bare_owner =
+                crate::companions::type_owner(f).is_some_and(|o| o.arguments.is_empty());
             // nor one whose path names the function's generics (`Smooth::<T>::step(x)`):
             // `__forward_at` is not generic
             let mut path = syn::ExprPath::clone(f);
             if let Some(last) = path.path.segments.last_mut() {
                 last.arguments = syn::PathArguments::None;
             }
-            let names_generics = mentions_any(&path.to_token_stream(), &sig.type_params);
+            let names_generics =
+                crate::derive_features::mentions(path.to_token_stream(), &sig.type_params);
             !bare_owner && !names_generics
         })
         .map(|f| {

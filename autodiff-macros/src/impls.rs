@@ -95,14 +95,7 @@ pub fn impl_block(args: TokenStream, mut block: syn::ItemImpl) -> TokenStream {
         let args = match &inner {
             Some(a) => a,
             None if outer.wrt_self && original_sig.receiver().is_none() => {
-                without_self = Args {
-                    custom_vjp: outer.custom_vjp.clone(),
-                    custom_jvp: outer.custom_jvp.clone(),
-                    wrt_self: false,
-                    recursive: outer.recursive,
-                    second_order: outer.second_order,
-                    copy: None,
-                };
+                without_self = outer.without_self();
                 &without_self
             }
             None => &outer,

@@ -56,7 +56,6 @@ impl Lowering<'_> {
                 // `impl` (annotated, or refused with that message), not std's
                 self.made_values.insert(*v);
             }
-
             return v;
         }
         match e {
@@ -1138,9 +1137,6 @@ fn integer_literal(e: &syn::Expr) -> bool {
 }
 
 impl Lowering<'_> {
-    /// Whether `e` names a value known to be of a user's struct type (through `(…)` and
-    /// `&`): a parameter of such a type (`Lowering::struct_params`), or a local holding a
-    /// struct literal's or a struct operator's value (`VarInfo::owned_struct`).
     /// Whether `e` is a path that names a unit struct (`Square`): one identifier in
     /// `CamelCase` that no local binds (a constant is `SCREAMING_CASE`).
     pub(super) fn unit_struct(&self, e: &syn::Expr) -> bool {
@@ -1156,6 +1152,9 @@ impl Lowering<'_> {
             })
     }
 
+    /// Whether `e` names a value known to be of a user's struct type (through `(…)` and
+    /// `&`): a parameter of such a type (`Lowering::struct_params`), or a local holding a
+    /// struct literal's or a struct operator's value (`VarInfo::owned_struct`).
     pub(super) fn names_struct(&self, e: &syn::Expr) -> bool {
         match e {
             syn::Expr::Paren(p) => self.names_struct(&p.expr),
